@@ -20,6 +20,7 @@ from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal
 from thermocomp.cli.common import EXIT_OK
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions, read_program
@@ -136,3 +137,19 @@ def test_a_joint_target_policy_that_does_not_exist_is_refused_naming_the_option(
 
     with pytest.raises(ConfigurationError, match="--joint-targets: expected one of"):
         ProgramOptions(joint_targets="move")
+
+
+def test_a_joint_target_outside_a_joints_limits_is_refused_when_compensated_and_kept_by_default(tmp_path):
+    """The robot cannot stand at a ``movej`` of joints beyond its limits (UR5: +-360 deg): compensating it is refused
+    naming the target, the joint, its limits and the value, and nothing is written; kept as written it is listed."""
+    path = tmp_path / "p.script"
+    path.write_text("def Program():\n  movej([0, -1.5708, 0, -1.5708, 0, 0], a=1.4, v=1.05)\n"
+                    "  movej([7.0, -1.5708, 0.5, -1.5708, 0, 0], a=1.4, v=1.05)\nend\n")
+    out = tmp_path / "o.script"
+    with pytest.raises(InputError, match=r"line 3, column 9: movej: a joint target outside joint 1's limits -360 \.\. "
+                                         r"360 deg: 401\.07 deg; .*\(1 such joint target\(s\)\)"):
+        run_program("ur5", SMALL, path, out, options=CompensationOptions(time_law=Static()),
+                    program_options=COMPENSATE)
+    assert not out.exists()
+    report = run_program("ur5", SMALL, path, out, options=CompensationOptions(time_law=Static()))
+    assert f"{path}:3:9: movej joint target left as written" in report.notes and out.read_text() == path.read_text()

@@ -1,13 +1,10 @@
 """Compensate a robot program's points: the programs feature's steps between reading and the job's files.
 
-A program as read (:class:`~thermocomp.programs.model.RobotProgram`) becomes arrays of its points' TCP and flange
-targets (:func:`point_poses`) and the configurations the controller takes (:func:`nominal_configurations`, RAPID
-confdata); :func:`timed_targets` gives the core's targets at the time form's minutes, :func:`solve` compensates
-them with the core (:func:`thermocomp.compensation.compensate`) into one version of every point per minute written,
-:func:`keep_joint_targets` leaves the joint targets as written, and :func:`write_snapshot` writes the program for
-one minute (the time-indexed form: :mod:`~thermocomp.programs.indexed`). The job around these steps (files, phases,
-report) is :func:`thermocomp.app.program.compensate_program`; reading is :mod:`~thermocomp.programs.read`, the
-options :mod:`~thermocomp.programs.options`. docs/programs.md.
+A program as read becomes arrays of its points' targets and nominal configurations (:func:`point_poses`,
+:func:`nominal_configurations`), the core's targets at the time form's minutes (:func:`timed_targets`), their
+compensation (:func:`solve`) and the program written for one minute (:func:`write_snapshot`; the time-indexed form:
+:mod:`~thermocomp.programs.indexed`). The job around these steps is :func:`thermocomp.app.program.compensate_program`.
+docs/programs.md.
 """
 
 from __future__ import annotations
@@ -104,13 +101,11 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
                            options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
     """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
 
-    Joint targets keep their joints. Cartesian targets continue along the
-    program from the point before (as the controller moves); RAPID points
-    then must match their confdata (else they are searched in that
-    configuration, nearest home), UR points take the continuation (UR's
-    controller picks the solution nearest the current joints), and so do
-    RAPID points whose confdata the controller ignores (run under
-    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
+    Joint targets keep their joints. Cartesian targets continue along the program from the point before (as the
+    controller moves); RAPID points then must match their confdata (else they are searched in that configuration,
+    nearest home), UR points take the continuation (UR's controller picks the solution nearest the current joints),
+    and so do RAPID points whose confdata the controller ignores (``ConfL \\Off``, ``ConfJ \\Off``:
+    :func:`confdata_free`).
     """
     model = nominal_model(chain)
     T = poses.T_world_flange
@@ -122,16 +117,11 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
     q[joint] = poses.q_given[joint]
     # the pieces between joint targets continue from the joint target before them
     cuts = np.flatnonzero(joint)
-    starts = np.r_[0, cuts + 1]
-    ends = np.r_[cuts, m]
-    for a, b in zip(starts.tolist(), ends.tolist()):
+    for a, b in zip(np.r_[0, cuts + 1].tolist(), np.r_[cuts, m].tolist()):
         if b <= a:
             continue
-        if a > 0:
-            q_start = q[a - 1]
-        else:
-            first = solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3], chain.home[None], **kwargs)
-            q_start = first.q[0]
+        q_start = q[a - 1] if a > 0 else solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3],
+                                                                     chain.home[None], **kwargs).q[0]
         part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
         q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
@@ -342,10 +332,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     """The program with each point's text replaced by its compensated value (one minute).
 
     ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
-    frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
-    filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
-    :mod:`.task_files`). The notes: each robtarget written with other confdata (:func:`confdata_notes`), each
-    per-pass text compensated in part (:func:`.passes.partly_failed_notes`).
+    frame, ``(m, 3, 3)``, ``(m, 3)`` [m]: :func:`~.model.tcp_poses`). Motions or targets in the task's other modules
+    are written there (:attr:`Written.modules`); the notes: :func:`confdata_notes`, :func:`.passes.unwritten_notes`.
     """
     task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
     tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
@@ -355,10 +343,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, task, poses, q[None], status, output,
                                                                 (tcp[0][None], tcp[1][None]), tabled)
     written = np.concatenate([jw, pw])
-    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    if conf is not None:
-        differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
-        conf_changed = (pw[differs], conf[differs])
+    differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
+    conf_changed = (pw[differs], conf[differs])
     if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                   for col in (run.text, run.argument))):
         # each point its own text and its own argument (a CAM program: every target inline; or each declared target
@@ -371,7 +357,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             values[i] = text
         share_texts(task, values, ok & ~joint_text, lambda at: calls.text_poses(
             task, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
-        kept = passes.keep_read_data(task, tabled, values) if tabled else []
+        kept = passes.unwritten_notes(task, tabled, values, status) if tabled else []
         if kept:  # (a target kept as written has no confdata written either)
             left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
@@ -387,7 +373,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
-    notes = confdata_notes(prog, *conf_changed) + passes.partly_failed_notes(task, tabled, status) + kept
+    notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, n_changed, rounding, notes, modules)
 
 
@@ -397,12 +383,11 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
     """The points converged and those written as joints ``(m,)``, the points that change in any of ``K`` versions
     written as joints ``jw`` and as poses ``pw``, and each version's :func:`_texts` of them.
 
-    ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them
-    (world frame, ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text;
-    ``tabled``: the texts that differ from pass to pass (:func:`.passes.groups`), each changed whole or not at all.
-    A point changes where its new value differs from its text by more than the keep thresholds
-    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
-    against the written ones, poses (world frame) against the program's; a Cartesian point written as joints always.
+    ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them (world
+    frame, ``(K, m, 3, 3)``, ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text; ``tabled``: the
+    per-pass texts (:func:`.passes.groups`), each changed whole or not at all. A point changes by more than
+    :data:`~.writer.KEEP_POSITION`, :data:`~.writer.KEEP_ANGLE`: joints against the written ones, poses (world) against
+    the program's; a Cartesian point written as joints always.
     """
     ok = status == Status.CONVERGED
     joint_text = ok & (poses.is_joint | (output == "joints"))
@@ -422,21 +407,24 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
                 inline: bool = False) -> list[w.Edit]:
     """The edits writing ``values`` (each point's new text or ``None``: unchanged).
 
-    The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
-    joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
-    its value, a declaration's points keeping the declaration's old value where ``None``. A point ``at_argument``
-    is written over the whole argument where its own is a part of a wider one (UR: the pose of
-    ``get_inverse_kin(pose, qnear=...)``), and with ``inline`` its text is its argument too. Refused, naming the
-    motion target: a text that is no declaration, or an argument, that would need two values, and any point that
-    would then run another's value (an argument shared by points of several declarations: a routine's parameter,
-    called with different targets). Refused first, naming the motion, the data passed and the routine: a routine's
-    parameter given different values by the points ``at_argument`` (not in their data's declarations), ``form``
-    saying why they are written there.
+    Points sharing a text write it there when they all get the same value and none is ``at_argument`` (a joint
+    target cannot live in a robtarget declaration); otherwise each writes its value at its argument (the whole
+    argument where its own is part of a wider one, UR's ``get_inverse_kin(pose, qnear=...)``; with ``inline``, its
+    text too). Refused, naming the motion target: a span needing two values, or a point then running another's
+    value (a routine's parameter called with different targets); before that, naming the motion, the data and the
+    routine: a parameter given different values by the points ``at_argument``, ``form`` saying why they are
+    written there.
     """
     run = prog.columns.run
     motion_of = run.row_of_points()
+    texts = [Span(*row) for row in run.text.tolist()]
+    arguments = [Span(*row) for row in run.argument.tolist()]
     first: dict[tuple[int, int], int] = {}
     for i in np.flatnonzero(at_argument).tolist():
+        if run.whole_argument[i] is not None:
+            texts[i] = arguments[i] = run.whole_argument[i]
+        elif inline:
+            texts[i] = arguments[i]
         file = int(run.file[motion_of[i]])
         j = first.setdefault((file, int(run.argument[i, 0])), i)
         if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
@@ -449,40 +437,19 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
         raise InputError(f"{run.instruction[motion_of[i]]} at line {line}, column {column} reads {data} through a "
                          f"parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: {form}",
                          path=prog.files[file][0], row=line, column=column)
-    texts = [Span(*row) for row in run.text.tolist()]
-    arguments = [Span(*row) for row in run.argument.tolist()]
-    for i in np.flatnonzero(at_argument).tolist():
-        if run.whole_argument[i] is not None:
-            texts[i] = arguments[i] = run.whole_argument[i]
-        elif inline:
-            texts[i] = arguments[i]
     by_text: dict[tuple[int, int], list[int]] = {}
     for i, text in enumerate(texts):
         by_text.setdefault(text[:2], []).append(i)
-    edits: list[w.Edit] = []
-    for (start, end), members in by_text.items():
-        wanted = {values[i] for i in members}
-        if wanted == {None}:
-            continue
-        if len(wanted) == 1 and not any(at_argument[i] for i in members):
-            edits.append(w.Edit(start, end, wanted.pop()))
-            continue
-        if texts[members[0]] == arguments[members[0]] and len(wanted) > 1:
-            raise _run_twice(arguments[members[0]], prog.path)
-        by_argument: dict[tuple[int, int], set] = {}
+    at: dict[tuple[int, int], str] = {}  # each span written: its value (the first; a second is a clash, below)
+    for span, members in by_text.items():
+        shared = len({values[i] for i in members}) == 1 and not any(at_argument[i] for i in members)
         for i in members:
-            by_argument.setdefault(arguments[i][:2], set()).add(values[i])
-        for (a_start, a_end), got in by_argument.items():
-            if len(got) > 1:
-                raise _run_twice(next(arguments[i] for i in members if arguments[i].start == a_start), prog.path)
-            value = got.pop()
-            if value is not None:
-                edits.append(w.Edit(a_start, a_end, value))
-    at = {(e.start, e.end): e.new for e in edits}
+            if values[i] is not None:
+                at.setdefault(span if shared else arguments[i][:2], values[i])
     for text, argument, value in zip(texts, arguments, values):
         if at.get(argument[:2], at.get(text[:2])) != value:
             raise _run_twice(argument, prog.path)
-    return edits
+    return [w.Edit(start, end, new) for (start, end), new in at.items()]
 
 
 def _run_twice(span: Span, path: str) -> InputError:
@@ -501,9 +468,7 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
     """
     if output == "joints":
         value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
-        run = prog.columns.run
-        text, rapid = prog.text, prog.language == "rapid"
-        new = "MoveAbsJ" if rapid else "movej"
+        run, text, new = prog.columns.run, prog.text, "MoveAbsJ" if prog.language == "rapid" else "movej"
         first = run.first_points()
         circular = run.kind == _KIND_CODE[CIRCULAR]
         renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
@@ -529,14 +494,10 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
-           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None]:
-    """The new texts of the points ``jw`` as joints, then of ``pw`` as poses in their frames.
-
-    Joints ``q`` ``(m, n)`` [rad] give RAPID jointtargets [deg] and URScript lists [rad]; the TCP poses ``tcp``
-    (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]) give RAPID robtargets [mm] with the confdata of ``q`` and URScript
-    ``p[...]`` [m, rad]. Also returns the largest TCP position [m] and orientation [rad] error their 32-bit numbers
-    leave, and the RAPID confdata ``(len(pw), 4)`` (else ``None``).
-    """
+           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray]:
+    """The texts of the points ``jw`` as joints ``q`` ``(m, n)`` [rad], then of ``pw`` as the TCP poses ``tcp``
+    (world, ``(m, 3, 3)``, ``(m, 3)`` [m]) in their frames; the largest TCP position [m] and orientation [rad] error
+    their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (zeros in URScript)."""
     run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
     if jw.size:
@@ -548,7 +509,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
         error_position.append(float(row_norms(p_b - p_a).max()))
         error_angle.append(_largest_turn(R_a, R_b))
-    conf = None
+    conf = np.zeros((pw.size, 4), dtype=np.int64)
     if pw.size:
         R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
         R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
@@ -575,8 +536,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
                ) -> tuple[FloatArray, FloatArray]:
     """The TCP poses ``R_tcp``, ``p_tcp`` ``(r, 3, 3)``, ``(r, 3)`` of the points ``pw`` (world frame [m]) in each
-    point's work object (through the program's world frame, the robot base: docs/conventions.md). Each frame is
-    inverted once, and none where every frame is the world's (the identity's product gives the same bits)."""
+    point's work object (through the robot base: docs/conventions.md); as they are where every frame is the world."""
     frames = cols.frame_table(0)
     held = cols.run.held[pw]
     in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
@@ -592,17 +552,13 @@ def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatA
 
 def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                 poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
-    """One value in ``values`` (each point's new text, ``None``: unchanged) for the points that share one text and
-    need it alike, or an error naming a target written at a call site that they need different.
-
-    Points sharing a text (a CONST target run by several motions, a target written at a call site and read by
-    several through calls or ``Offs``) whose written poses agree within ten times the solver's tolerance
-    (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`) with the first of them are given their first written
-    value: solves from different seeds differ in the last written digit, not in their target. The others keep their
-    own (a declaration's are then written at each motion: :func:`place_texts`), except
-    at a call site, where no motion has a text of its own: refused, naming its line and column, each motion reading
-    it (line, how) and how far apart they need it. ``posed`` ``(m,)``: the points written as poses; ``poses(points)``:
-    their written poses ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] (:func:`.calls.text_poses`).
+    """Give the points that share a text and need it alike one value in ``values`` (each point's new text,
+    ``None``: unchanged): those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
+    [m, the motion's frame], :func:`.calls.text_poses`) agree with the first's within ten times the solver's
+    tolerances (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`: solves from different seeds differ in the last
+    digit) get the first's value. The others keep their own (written at each motion: :func:`place_texts`), except at
+    a call site, where no motion has a text of its own: refused, naming it, each motion reading it and how far apart
+    they need it.
     """
     run = prog.columns.run
     how = prog.extra.get("call_site") or {}

@@ -27,16 +27,13 @@ from thermocomp.programs.timing import Timing, arc
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
-#: Distance a corrected joint must keep from its limits [rad] (1 degree: the
-#: controllers' own soft-limit margins are of this order, and a thermal
-#: correction is a few hundredths of a degree).
+#: Distance a corrected joint must keep from its limits [rad] (1 degree: the controllers' own soft-limit margins are
+#: of this order, and a thermal correction is a few hundredths of a degree).
 LIMIT_MARGIN = np.radians(1.0)
-#: Most steps along a linear or circular move at which configuration, singularity
-#: and joint speed are checked (the end point included).
+#: Most steps along a linear or circular move at which configuration, singularity and joint speed are checked.
 PATH_STEPS = 8
-#: Largest joint travel [rad] of one step (the nominal joints' largest change over the
-#: move, divided into steps): a 0.1 degree move of a 100,000-point print path is checked
-#: at its end point, a 60 degree wrist flip in :data:`PATH_STEPS` steps.
+#: Largest joint travel [rad] of one step (the nominal joints' largest change over the move, divided into steps): a
+#: 0.1 degree move of a 100,000-point print path is checked at its end point, a 60 degree wrist flip in 8 steps.
 PATH_STEP_ANGLE = np.radians(1.0)
 #: Shortest distance [m] from a circle's start to its via and to its end point, and smallest angle [rad]
 #: between the two seen from the start (and from 180 degrees): ABB's MoveC restrictions (RAPID reference,
@@ -71,7 +68,6 @@ class MotionRow:
     findings: list[str] = field(default_factory=list)
 
 
-
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
                   timing: Timing, status: np.ndarray, *, linear_form: bool, tcp: tuple[FloatArray, FloatArray]):
     """Check every motion of the compensated program.
@@ -102,7 +98,6 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
-    model = nominal_model(chain)
     motions = prog.columns.run
     count = len(motions.instruction)
     ok = status == Status.CONVERGED
@@ -113,9 +108,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     last_point = np.cumsum(n_points) - 1
 
     # joint limits with margin
-    low = q_versions < chain.lower + LIMIT_MARGIN
-    high = q_versions > chain.upper - LIMIT_MARGIN
-    for version, point, joint in zip(*np.nonzero((low | high) & ok[None, :, None])):
+    near = (q_versions < chain.lower + LIMIT_MARGIN) | (q_versions > chain.upper - LIMIT_MARGIN)
+    for version, point, joint in zip(*np.nonzero(near & ok[None, :, None])):
         q = q_versions[version, point, joint]
         where = ("outside" if not chain.lower[joint] <= q <= chain.upper[joint] else  # (a joint target as written)
                  f"within {np.degrees(LIMIT_MARGIN):g} deg of")
@@ -129,7 +123,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         first_failing.setdefault(motion, label)
 
     if linear_form:
-        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp,
+        _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp,
                      timing.step_duration_s[prog.columns.motion_steps], ok, last_point, findings_of)
         _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
@@ -147,8 +141,6 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
             f"joint step large for its correction: joint {joint + 1} moves {np.degrees(step[joint]):.3g} deg for "
             f"{change_p[point] * 1e3:.3g} mm and {np.degrees(change_a[point]):.3g} deg at the TCP (near a "
             "singularity: the robot swings its joints to make this correction)")
-    first = timing.point_minutes(0)
-    final = timing.point_minutes(timing.cycles - 1)
     line_of = motions.statement[:, 2]
     found = {i: sorted(set(findings_of[i])) for i in sorted(findings_of)}
     file_of = motions.file.tolist()  # (a motion of another module of the task: that file)
@@ -160,14 +152,12 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         starts = last_point - n_points + 1
         per_motion = [np.maximum.reduceat(x, starts).tolist() for x in (change_p * 1e3, np.degrees(change_a),
                                                                          np.degrees(change_q))]
-        minute_first = first[last_point].tolist() if first.size else [0.0] * count
-        minute_last = final[last_point].tolist() if final.size else [0.0] * count
-        lines = line_of.tolist()
+        minutes = [timing.point_minutes(cycle)[last_point].tolist() for cycle in (0, timing.cycles - 1)]
         return [MotionRow(motion=i + 1, instruction=instruction, line=line, minute_first=a, minute_last=b,
                           change_mm=dp, change_deg=da, joint_change_deg=dq, status=first_failing.get(i, "ok"),
                           findings=found.get(i, []))
                 for i, (instruction, line, a, b, dp, da, dq) in enumerate(zip(
-                    motions.instruction, lines, minute_first, minute_last, *per_motion))]
+                    motions.instruction, line_of.tolist(), *minutes, *per_motion))]
 
     return Lazy(rows, count), findings
 
@@ -189,17 +179,17 @@ class Lazy(Sequence):
         return self._items[index]
 
 
-def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, motion_s, ok, last_point,
+def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, motion_s, ok, last_point,
                  findings_of):
     """Follow every linear and circular move in steps (batched over moves and versions)."""
     k, m, n = q_versions.shape
+    model = nominal_model(chain)
     moves = np.flatnonzero((motions.kind != _KIND_CODE[JOINT]) & (motions.kind != _KIND_CODE[ABSOLUTE_JOINT]))
     if not moves.size:
         return
     to = last_point[moves]
     frm = last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
     via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
-    durations = motion_s[moves]  # (each motion's duration [s])
     usable = ok[to] & ok[frm]
     # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
     # as in a program of linear moves; q_prev, written below, is always a copy)
@@ -210,8 +200,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     q_prev = q_versions[:, frm].reshape(-1, n)
     q_end = q_versions[:, end].reshape(-1, n)  # the written configuration each move must arrive at
     sigma_min = np.full(k * len(moves), np.inf)
-    speed_ratio = np.zeros(k * len(moves))
-    speed_joint = np.zeros(k * len(moves), dtype=int)
+    speeds = np.zeros((k * len(moves), n))  # each joint's largest speed over the move / its datasheet speed
     T_tool = T_flange_tcp[end]
     tool_R = np.broadcast_to(T_tool[None, :, :3, :3], (k, len(moves), 3, 3)).reshape(-1, 3, 3)
     tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
@@ -222,7 +211,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     travel[circular] += row_max_abs(q_nominal[via[circular]] - q_nominal[frm[circular]])
     steps = np.clip(np.ceil(travel / PATH_STEP_ANGLE), 1, PATH_STEPS).astype(int)
     # the twist of the TCP along each move at its programmed speed (constant over the move)
-    t = np.maximum(np.tile(durations, k), 1e-9)
+    t = np.maximum(np.tile(motion_s[moves], k), 1e-9)  # (each motion's duration [s])
     v = (pb - pa).reshape(-1, 3) / t[:, None]
     w = rot.reshape(-1, 3) / t[:, None]
     # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
@@ -264,13 +253,10 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
         sigma, qd = sigma_and_joint_rates(model, q_s, (v[at], w[at], offset))
         sigma_min[at] = np.minimum(sigma_min[at], sigma)
-        ratio = np.abs(qd) / chain.velocity
-        worst_ratio = row_max_abs(ratio)
-        better = worst_ratio > speed_ratio[at]
-        speed_ratio[at] = np.where(better, worst_ratio, speed_ratio[at])
-        speed_joint[flat[better]] = np.argmax(ratio[better], axis=1)
+        speeds[at] = np.maximum(speeds[at], np.abs(qd) / chain.velocity)
         q_prev[at] = q_s
     arrived = row_max_abs(q_prev - q_end)
+    speed_ratio, speed_joint = speeds.max(axis=1), speeds.argmax(axis=1)
     flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
     for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
         i = int(moves[flat % len(moves)])

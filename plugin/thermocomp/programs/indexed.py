@@ -107,10 +107,8 @@ def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: fl
             "    RETURN k;",
             "  ENDFUNC",
         ]) + prog.newline
-        found = list(re.finditer(r"\bENDMODULE\b", prog.text, flags=re.IGNORECASE))
-        if not found:
-            raise InputError("no ENDMODULE found")
-        line_start = prog.text.rfind("\n", 0, found[-1].start()) + 1
+        end = list(re.finditer(r"\bENDMODULE\b", prog.text, flags=re.IGNORECASE))[-1]  # (the grammar's last word)
+        line_start = prog.text.rfind("\n", 0, end.start()) + 1
         return [data, w.Edit(line_start, line_start, func)]
     return [w.declarations_edit(prog, [
         f"# {heading}",

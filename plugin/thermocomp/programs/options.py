@@ -16,10 +16,6 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import TimingOptions, check_option
 
-OUTPUT_FORMS = ("filtered", "joints")
-UNSUPPORTED_CHOICES = ("refuse", "keep")
-JOINT_TARGET_CHOICES = ("keep", "compensate")
-
 
 @dataclass(frozen=True)
 class ProgramOptions:
@@ -28,35 +24,31 @@ class ProgramOptions:
     Parameters
     ----------
     output
-        ``"filtered"`` (default): every target becomes the pose the nominal
-        controller must be given so the warm robot reaches the true target
-        (RAPID confdata from the corrected joints); ``"joints"``: every
-        target becomes a joint target (``MoveAbsJ`` / ``movej``).
+        ``"filtered"`` (default): every target becomes the pose the nominal controller must be given so the warm
+        robot reaches the true target (RAPID confdata from the corrected joints); ``"joints"``: every target becomes
+        a joint target (``MoveAbsJ`` / ``movej``).
     at_minute
-        Snapshot: the program compensated for this minute [min]. ``None``
-        and no other time form: the full table (the stabilised robot).
+        Snapshot: the program compensated for this minute [min]. ``None`` and no other time form: the full table
+        (the stabilised robot).
     timed
-        Each motion compensated at the minute the timing estimate gives it
-        (one cycle: a long single run such as a print).
+        Each motion compensated at the minute the timing estimate gives it (one cycle: a long single run such as a
+        print).
     indexed_minutes
-        Time-indexed program: corrections for each of these minutes [min],
-        picked from the controller's clock while it runs (:mod:`~thermocomp.programs.indexed`).
+        Time-indexed program: corrections for each of these minutes [min], picked from the controller's clock while
+        it runs (:mod:`~thermocomp.programs.indexed`).
     timing
         Cycles, duration, measured cycle time.
     unsupported
-        ``"refuse"`` (default): a construct that cannot be followed stops
-        the run, nothing written; ``"keep"``: it is left as written, with a warning.
+        ``"refuse"`` (default): a construct that cannot be followed stops the run, nothing written; ``"keep"``: it
+        is left as written, with a warning.
     rapid
-        How a RAPID program is read: the task's other modules, the entry routine, external routines, the
-        bound on unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to
-        URScript too).
+        How a RAPID program is read: the task's other modules, the entry routine, external routines, the bound on
+        unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to URScript too).
     joint_targets
-        ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej``
-        of a joint list: home and via positions) are left as written and
-        listed in the report; ``"compensate"``: compensated as the other
-        targets (their pose is the nominal FK of their joints); one that
-        cannot be (UR's home at full stretch with a growing arm) is then
-        left as written with a note instead of failing the program.
+        ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej`` of a joint list: home and via
+        positions) are left as written and listed in the report; ``"compensate"``: compensated as the other targets
+        (their pose is the nominal FK of their joints); one that cannot be (UR's home at full stretch with a growing
+        arm) is then left as written with a note instead of failing the program.
     """
 
     output: str = "filtered"
@@ -69,9 +61,9 @@ class ProgramOptions:
     joint_targets: str = "keep"
 
     def __post_init__(self) -> None:
-        for flag, value, choices in (("--joint-targets", self.joint_targets, JOINT_TARGET_CHOICES),
-                                     ("--program-output", self.output, OUTPUT_FORMS),
-                                     ("--unsupported", self.unsupported, UNSUPPORTED_CHOICES)):
+        for flag, value, choices in (("--joint-targets", self.joint_targets, ("keep", "compensate")),
+                                     ("--program-output", self.output, ("filtered", "joints")),
+                                     ("--unsupported", self.unsupported, ("refuse", "keep"))):
             if value not in choices:
                 raise ConfigurationError(f"{flag}: expected one of {choices}, got {value!r}")
         forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]

@@ -56,10 +56,15 @@ class Calls:
         shown = ", ".join(f"{name} at line{'s' * (len(at) > 1)} {', '.join(at[:20])}"
                           + (f" and {len(at) - 20} more" if len(at) > 20 else "") for name, at in named.items())
         name, where, *file = self.calls[0]
-        return (f"the calls of {shown}: the targets of the motion(s) at line {lines} differ from call to call: each "
-                "call is compensated, and written as a table of corrected targets the program walks with a pass "
-                "counter (docs/programs.md, \"Targets that differ from pass to pass\"); each call's minute follows the "
-                "written order of the cycle", where.line, where.column, *file)
+        return _table_note(f"the calls of {shown}", lines, "call"), where.line, where.column, *file
+
+
+def _table_note(what: str, lines: str, unit: str) -> str:
+    """The note saying that ``what`` runs the motions at ``lines`` with targets differing from ``unit`` to ``unit``."""
+    return (f"{what}: the targets of the motion(s) at line {lines} differ from {unit} to {unit}: each {unit} is "
+            "compensated, and written as a table of corrected targets the program walks with a pass counter "
+            f"(docs/programs.md, \"Targets that differ from pass to pass\"); each {unit}'s minute follows the written "
+            "order of the cycle")
 
 
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
@@ -123,6 +128,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
 
     refused: list[Finding] = []
     bad = set()
+    left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for key, motions in runs.items():
         instruction, line, column = at(*motions[0])
         unit = "call to call" if isinstance(per_pass[key], Calls) else "pass to pass"
@@ -143,6 +149,8 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         else:
             continue
         bad.add(key)
+        for k, row in motions:
+            left[k].add(row)
         refused.append(Finding(message, line, column, int(steps[motions[0][0]].file[motions[0][1]])))
     taken = frozenset(key for key in runs if key not in bad)
     loops: dict[int, tuple[object, set[int]]] = {}
@@ -151,18 +159,9 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         loops.setdefault(id(loop), (loop, set()))[1].add(at(*runs[key][0])[1])
     notes = []
     for loop, lines in loops.values():
-        if isinstance(loop, Calls):
-            notes.append(Finding(*loop.note(", ".join(map(str, sorted(lines))))))
-            continue
-        line, column = location(loop)
-        notes.append(Finding(
-            f"{construct}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} differ from pass "
-            "to pass: each pass is compensated, and written as a table of corrected targets the program walks with a "
-            "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute follows "
-            "the written order of the cycle", line, column))
-    left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
-    for k, row in (motion for key in bad for motion in runs[key]):
-        left[k].add(row)
+        shown = ", ".join(map(str, sorted(lines)))
+        notes.append(Finding(*loop.note(shown)) if isinstance(loop, Calls)
+                     else Finding(_table_note(construct, shown, "pass"), *location(loop)))
     return calls.without(steps, left), taken, refused, notes
 
 
@@ -178,14 +177,15 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def partly_failed_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], status: np.ndarray
-                        ) -> list[str]:
-    """A note for each text that differs from pass to pass (``found``, :func:`groups`) and whose passes were
-    compensated only in part (``status`` ``(m,)``, each point's :class:`~thermocomp.kinematics.ik.Status`): its table
-    is written whole or not at all, so the passes that were compensated are left as written too, and the report says
-    so (the failed ones are listed as failures)."""
+def unwritten_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
+                    status: np.ndarray) -> list[str]:
+    """The notes on the per-pass texts ``found`` (:func:`groups`) whose table is not written (a pass with no value
+    in ``values``: a table is written whole or not at all). A note for each whose passes were compensated only in
+    part (``status`` ``(m,)``: the failed ones are listed as failures, the others left as written too); then each
+    declared target such a table reads is kept as written (``values[j] = None``), with a note: :func:`drop_tabled`
+    let its declaration be rewritten for the table's sake, and the text left as written would move by it."""
+    run, text = prog.columns.run, prog.text
     converged = np.asarray(status) == Status.CONVERGED
-    run = prog.columns.run
     notes = []
     for idx in found.values():
         failed = int(np.count_nonzero(~converged[idx]))
@@ -193,22 +193,10 @@ def partly_failed_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndar
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
-    return notes
-
-
-def keep_read_data(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None]
-                   ) -> list[str]:
-    """Keep as written (``values[j] = None``) each declared target that a table not written (``found``'s texts with
-    a pass that has no value: compensated in part) reads, and a note for each: :func:`drop_tabled` let its
-    declaration be rewritten for the table's sake, and the text left as written would then move by that correction."""
-    run, text = prog.columns.run, prog.text
     unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
-    if not unwritten:
-        return []
     flags = re.IGNORECASE if prog.language == "rapid" else 0
     names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
     tabled = {i for idx in found.values() for i in idx.tolist()}
-    notes = []
     for key in unwritten:
         line = text.count("\n", 0, key[0]) + 1
         for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
@@ -301,5 +289,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "keep_read_data", "settle", "table_edits",
-           "take", "take_calls"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "settle", "table_edits", "take", "take_calls",
+           "unwritten_notes"]

@@ -65,33 +65,28 @@ def _body(routine: Tree) -> Tree:
 
 
 class Summary(Visitor):
-    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), found in one scan of its subtrees: lark
-    calls the method named by each subtree's rule, top down in written order; a call is followed through the called
-    routine's summary.
+    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees
+    (lark calls the method named by each rule); a call is followed through the called routine's summary.
 
     Attributes
     ----------
     blocker : str | None
-        The first thing that moves the robot or changes how later motions run, with its line: a moving instruction,
-        ``VelSet``/``ConfL``/``ConfJ``, a TRAP connected or a FUNC evaluated that moves, a ``GOTO`` or label, a
-        late-bound call, a routine found nowhere, an assignment to a parameter, recursion.
+        The first thing that moves the robot or changes how later motions run (a motion, a mode instruction, a
+        ``GOTO``, a late call, a routine found nowhere, an assignment to a parameter, recursion), with its line.
     blocker_at_call : str | None
         The same but its own assignments to its parameters, which a call maps to the data named there (:meth:`_merge`).
     motion : str | None
         The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
     assigns : set[str]
-        The data (lower-case names) it may give a value, its own too: assignments, the arguments the instructions
-        and functions it calls write (``Incr``, ``StrToVal``: :meth:`changed_tokens`), a search's found point,
-        what the routines it calls assign but their own data (a parameter they assign: the data named at the call,
-        passed by reference).
+        The data (lower-case names) it may give a value, its own too: assignments, arguments written (``Incr``,
+        ``StrToVal``, a search's found point), what the routines it calls assign but their own data.
     local : frozenset[str]
         A routine's own data and parameters; ``written``: the places of the required parameters and the names of
         the optional ones it assigns (as :data:`.rapid_data.WRITES`).
     changed : set[str]
         The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
     mutates : bool
-        Whether it may leave the walk in another state: an assignment, ``VelSet``/``ConfL``/``ConfJ``, a late-bound
-        call, recursion.
+        Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
     calls : set[str]
         The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
     passed : set[str]
@@ -154,7 +149,7 @@ class Summary(Visitor):
         name = str(sub.children[-1])
         key = name.lower()
         self.calls.add(key)
-        trap = self._flow._trap(key)
+        trap = self._flow.traps.get(key)
         if trap is None:
             self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
         elif key not in self._calling:
@@ -251,15 +246,14 @@ class _Calls:
                                statement)
         where = statement.children[0]
         meta = where.meta if isinstance(where, Tree) else statement.meta
-        token = Token("NAME", name, meta.start_pos, meta.line, meta.column, meta.end_line, meta.end_column,
-                      meta.end_pos)
+        token = Token.new_borrow_pos("NAME", name, meta)
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
     def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``CONNECT intno WITH trap;``: the TRAP runs at times known only while running. One that moves the robot or
         changes how it moves is unsupported; what another assigns is known only while running from here on."""
         name = str(statement.children[-1])
-        trap = self._trap(name.lower())
+        trap = self.traps.get(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
         found = self.summary(trap)
@@ -280,21 +274,15 @@ class _Calls:
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
 
-    def _trap(self, key: str) -> Tree | None:
-        """The TRAP of this module named ``key`` (lower case), else the task's other modules', or None."""
-        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key),
-                    self.traps.get(key))
-
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
                        statement: Tree | None = None) -> dict[str, _Data]:
-        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
-        by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
-        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call.
-        ``local`` None: a call whose arguments are known only while running, every parameter without a value."""
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named by reference,
+        any other value evaluated in the caller's scope); RAPID's own checks are errors naming the call. ``local``
+        None: a call whose arguments are known only while running, every parameter without a value."""
         positional, optional = self.split_args(call_args)
         required, optional_params = self.signature(routine)
         if local is not None and len(positional) != len(required):
@@ -358,9 +346,8 @@ class _Calls:
 
     def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
                           T_flange_tcp: FloatArray, held: bool) -> Point | None:
-        """The point of a motion's target ``Offs``/``RelTool`` (:data:`.calls.THROUGH`, nested) of a parameter bound
-        to a target written at the call site: that target's text, the function's result as the pose, the whole
-        expression as the argument (its ``(A, B)`` recorded in :attr:`_reads`); None for any other target."""
+        """The point of a motion's target ``Offs``/``RelTool`` (nested) of a parameter bound to a target written at the
+        call site: that target's text, the result as the pose, the expression as the argument; else None."""
         layers, inner = [], node
         while isinstance(inner, Tree) and inner.data == "func_call" and len(inner.children) > 1 \
                 and str(inner.children[0]).lower() in ("offs", "reltool"):
@@ -385,18 +372,10 @@ class _Calls:
         return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
                                    argument=span_of(node))
 
-    def call_site_extra(self, steps: list[MotionRun | Wait]) -> dict:
-        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's target stands in
-        :attr:`_passed` at its offset); its note added to the notes."""
-        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([
-            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
-            axis=1), set(self._passed), self._reads)
-
     @functools.cached_property
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
-        to a routine, which may assign its parameter), and of those it gives a value (but the data only passed to a
-        routine: what a parameter passed such a datum reads); from the summaries of the task's routines, once."""
+        """The names of the data some statement of the task may change (given a value, or passed whole to a routine,
+        which may assign its parameter), and of those it gives a value; from the routines' summaries, once."""
         found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
         given = frozenset().union(*(f.assigns for f in found))
         return given.union(*(f.passed for f in found)), given
@@ -413,8 +392,9 @@ class _Calls:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
         elif key in self.external:
             pass  # declared by the user: moves nothing, changes nothing a motion reads
-        elif key in self.procs and id(self.procs[key]) in self.origin and self._passed_over(key, statement):
-            pass  # a routine of another module that moves nothing: what it changes is recorded
+        elif key in self.procs and id(self.procs[key]) in self.origin and self.summary(self.procs[key]).blocker is None:
+            # another module's routine that moves nothing: passed over, what it assigns changed from the call on
+            self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
@@ -431,12 +411,11 @@ class _Calls:
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
-        elif key in SIGNAL_WAITS:
+        elif key in _PASSIVE:
             self.record_change(statement, local)  # (WaitDI ... \\TimeFlag:=timeout)
-            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", *_location(statement),
-                                      self.file))
-        elif key in PASSIVE_INSTRUCTIONS:
-            self.record_change(statement, local)
+            if key in SIGNAL_WAITS:
+                self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait",
+                                          *_location(statement), self.file))
         elif key in self.funcs:
             func = self.funcs[key]
             raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "
@@ -445,20 +424,9 @@ class _Calls:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
 
-    def _passed_over(self, key: str, statement: Tree) -> bool:
-        """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
-        moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
-        A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
-        found = self.summary(self.procs[key])
-        if found.blocker is not None:
-            return False
-        self.mark_all(found.changed, self.procs[key], statement, {})
-        return True
-
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file. A
-        routine without parameters that calls itself (``main;`` restarting the cycle) is followed once more and
-        not deeper: two passes show whether its motions' data differ from pass to pass (:meth:`check_paths`)."""
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file; a
+        parameterless routine that calls itself (``main;`` restarting the cycle) is followed twice, not deeper."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
@@ -507,22 +475,27 @@ class _Calls:
             if routine is None:
                 continue
             found = self.summary(routine)
-            reason, changed = found.blocker, found.changed
-            if reason is None and changed:
-                reason = f"an assignment to {', '.join(sorted(changed))}"
-            if reason is not None:
+            reason = found.blocker or found.changed and f"an assignment to {', '.join(sorted(found.changed))}"
+            if reason:
                 where = self.origin.get(id(routine), self.path)
                 raise ConfigurationError(f"--external {name}: expected a routine that neither moves the robot nor "
                                          f"changes data a motion reads, got PROC {name} of {where} (line "
                                          f"{_location(routine)[0]}), which holds {reason}")
 
     def entry_routines(self) -> list[Tree]:
-        """The entry routine (``--entry``, default ``main``); without a ``main``, or with a ``main`` that holds no
-        statement (RobotStudio's new-module template, "Add your code here"), every parameterless PROC of the
-        module that no routine calls, in file order (a note names them)."""
+        """The entry routine (``--entry``, default ``main``); without a ``main``, or with an empty one (RobotStudio's
+        template), every parameterless PROC of the module that no routine calls, in file order (a note names them)."""
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
-        if found is not None and id(found) not in self.origin:
+        own = found is not None and id(found) not in self.origin
+        if not own and entry.lower() != "main":
+            other = found or self.funcs.get(entry.lower()) or self.traps.get(entry.lower())
+            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
+                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+            names = [self._routine_name(p) for p in self.procs.values() if id(p) not in self.origin]
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
+                             f"{', '.join(names) or 'none'})", path=self.path)
+        if own:
             required = self.signature(found)[0]
             if required:  # (the controller starts a routine with no argument)
                 raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
@@ -531,28 +504,15 @@ class _Calls:
                                  row=_location(found)[0], column=_location(found)[1])
             if entry.lower() != "main" or _body(found).children:
                 return [found]
-            routines = [p for p in self._uncalled_procs() if p is not found]
-            if routines:
-                self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
-                                          "that no routine calls are run in file order, as one cycle ("
-                                          f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
-                                          "runs one of them alone", *_location(found), self.file))
-                return routines
-            return [found]
-        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
-        if entry.lower() != "main":
-            other = found or self.funcs.get(entry.lower()) or self._trap(entry.lower())
-            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
-                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
-            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
-                             f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
-        return self._uncalled_procs()
-
-    def _uncalled_procs(self) -> list[Tree]:
-        """The module's own parameterless PROCs that no routine calls, in file order."""
-        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
-        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
+        routines = [p for name, p in self.procs.items()  # (the module's own parameterless PROCs no routine calls)
+                    if id(p) not in self.origin and name not in called and not self._params_of(p) and p is not found]
+        if own and routines:
+            self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
+                                      "that no routine calls are run in file order, as one cycle ("
+                                      f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
+                                      "runs one of them alone", *_location(found), self.file))
+        return routines if routines or not own else [found]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -575,12 +535,6 @@ class _Calls:
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
-    def finish_points(self, tree: Tree) -> tuple:
-        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
-        A per-pass text (:mod:`.passes`) is a table, one entry a run: calls needing it differently do not clash."""
-        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
-                                  self.unsupported, self.notes, self.per_pass))
-
     def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
         (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
@@ -599,20 +553,16 @@ class _Calls:
         passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
-        steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
-            if isinstance(step, MotionRun):
-                if id(step) not in done:
-                    own = np.all(step.text == step.argument, axis=1).tolist()
-                    at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
-                    done[id(step)] = step.with_text_at_argument(np.array(
-                        [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                        else not uses.get(name.lower(), set()) <= direct)
-                         for i, name in enumerate(step.name_of_point)], dtype=bool))
-                step = done[id(step)]
-            steps.append(step)
-        return steps
+            if isinstance(step, MotionRun) and id(step) not in done:
+                own = np.all(step.text == step.argument, axis=1).tolist()
+                at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
+                done[id(step)] = step.with_text_at_argument(np.array(
+                    [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                    else not uses.get(name.lower(), set()) <= direct)
+                     for i, name in enumerate(step.name_of_point)], dtype=bool))
+        return [done.get(id(step), step) for step in self.steps]
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
@@ -644,7 +594,7 @@ class _Calls:
         reached, todo = set(), list(self.visited)
         while todo:
             key = todo.pop()
-            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
+            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self.traps.get(key)
             reached.add(key)
             if routine is not None:
                 if self.summary(routine).late:

@@ -55,27 +55,23 @@ _CONSTRUCTS = {
 MAX_NESTING = 64
 
 #: Most statements the reader runs in one module (FOR loops and routine calls unrolled; a run of plain motions is
-#: one): this many, plus :data:`STATEMENTS_PER_LINE` a line of the module. The last-resort bound on its work,
-#: whatever the input (some 10-20 µs a statement: a few seconds at most); past it the module is refused naming the
-#: statement.
+#: one): this many plus :data:`STATEMENTS_PER_LINE` a line, whatever the input; past it the module is refused.
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
 #: The data of a path's end joined (:meth:`_Flow.join`) that cost as much as one statement run (a few µs each).
 DATA_PER_STATEMENT = 8
 
-#: A FOR loop whose body moves nothing (:attr:`Summary.blocker`) is unrolled pass by pass while its passes times the
-#: statements a pass runs (:meth:`_Flow.cost`) stay within this many; a longer one is followed once as a loop of
-#: count known only while running (what it assigns is then known only while running after it), not unrolled.
+#: A FOR loop that moves nothing is unrolled while its passes times the statements a pass runs (:meth:`_Flow.cost`)
+#: stay within this many; a longer one is followed once as a loop of count known only while running.
 MAX_QUIET_WORK = 20_000
 
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
 
-#: Types whose value without a declared one (all parts zero) holds a zero quaternion, which the controller stops
-#: on as an orientation: a path that leaves a ``VAR`` of one of them without a value reaches no motion that reads
-#: it. A ``VAR jointtarget`` (or ``num``) without a value is all zeros, a value a motion can read.
+#: Types whose zero value holds a zero quaternion, which the controller stops on: a path that leaves a ``VAR`` of
+#: one of them without a value reaches no motion that reads it.
 _ZERO_ORIENTATION = frozenset({"robtarget", "orient", "pose", "tooldata", "wobjdata"})
 
 
@@ -93,17 +89,13 @@ class _Unknown(_Unsupported):
 def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0) -> Finding:
     """The note on an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, naming the lines of the
     motions under it that are compensated (and how many ``kept`` as written: :meth:`_Flow.check_paths`)."""
-    held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
+    listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
+    held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
     if kept:
         held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
     return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
                    f"only while running); {held}", *_location(statement), file)
-
-
-def _lines(lines: list[int]) -> str:
-    """``3, 5, 9`` of a few lines; the first ones and a count of many."""
-    return ", ".join(map(str, lines)) if len(lines) <= 8 else f"{', '.join(map(str, lines[:8]))}, ... ({len(lines)})"
 
 
 #: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
@@ -129,7 +121,7 @@ class _Flow(_Calls):
         self.declare_deferred()
         entry = self.entry_routines()
         self.check_external(entry)
-        if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
+        if entry:  # the body whose last statement may be the production loop (:meth:`run_while`)
             self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
         self.check_size(entry)
@@ -141,10 +133,20 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass = self.check_per_pass()
+        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
+        per_pass: frozenset[tuple[int, int]] = frozenset()
+        if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
+            self.steps[:], per_pass, refused, notes = passes.settle(
+                self.steps, self.per_pass, set(self.conditional), "FOR", _location, getattr(self, "cycle_start", None))
+            self.unsupported.extend(refused)
+            for note in notes:
+                self.note_once(note)
         unrun = self.note_unvisited()
-        steps = self.finish_points(tree)
-        call_sites = self.call_site_extra(steps)
+        steps = tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+                                   self.unsupported, self.notes, self.per_pass))  # (calls that clash left as written)
+        call_sites = calls.call_site_extra(self.notes, steps, lambda run: np.stack([  # (a call site's target: at its
+            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
+            axis=1), set(self._passed), self._reads)  # offset in :attr:`_passed`)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=steps,
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
@@ -167,10 +169,7 @@ class _Flow(_Calls):
     def in_file(self, file: int) -> Iterator[None]:
         """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there),
         then the one before. Spans of a routine of another module are offsets in that module's text."""
-        if file == self.file:
-            yield
-            return
-        before = (self.file, self.path, self.text, self.lines)
+        before = (self.file, self.file_key, self.path, self.text, self.lines)
         path, text, lines = self._files[file]
         if lines is None:
             lines = TextLines(text)
@@ -179,24 +178,19 @@ class _Flow(_Calls):
         try:
             yield
         finally:
-            self.file, self.path, self.text, self.lines = before
-            self.file_key = self.file << 40
+            self.file, self.file_key, self.path, self.text, self.lines = before
 
     def collect(self, tree: Tree, module) -> None:
-        """The declarations and routines of this module (``module`` None) or of another module of the task (its
-        task-global ones: a ``LOCAL`` one is its own), read in its file (:meth:`in_file`); first what the controller
-        refuses to load (:func:`.rapid_scope.check_module`)."""
+        """The declarations and routines of this module (``module`` None) or of another module of the task, read in
+        its file (:meth:`in_file`); first what the controller refuses to load (:func:`.rapid_scope.check_module`)."""
         rapid_scope.check_module(tree, self.path if module is None else module.path)
         file = 0 if module is None else self.file_of(module.path)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
         with self.in_file(file):
-            for item in items:  # (another module's LOCAL routines and data: found by its own, a global name first)
-                foreign_local = module is not None and isinstance(item, Tree) and _is_local(item)
-                if not isinstance(item, Tree) or (foreign_local and item.data not in ("proc", "func", "trap",
-                                                                                      "data_decl")):
-                    continue
-                if item.data in ("record_decl", "alias_decl"):
+            for item in filter(lambda item: isinstance(item, Tree), items):
+                foreign_local = module is not None and _is_local(item)  # (another module's own: its own read it)
+                if item.data in ("record_decl", "alias_decl") and not foreign_local:
                     self.declare_type(item)
                 elif item.data == "data_decl":
                     self._collect_data(item, file, foreign_local)
@@ -207,9 +201,11 @@ class _Flow(_Calls):
         """A data declaration of task file ``file`` (``foreign_local``: a ``LOCAL`` one of another module)."""
         key = _declared_key(item)
         if foreign_local and (key in self.module_data or key in self.foreign_local):
-            if key in self.foreign_local and key in self.module_data:  # (two modules' own of one name:
-                self._hide_local(key, self.module_data.pop(key).file)  # which one is read is not followed)
-            self._hide_local(key, file)  # (its own declarations after it read its own, not followed)
+            # (a LOCAL datum hidden from the task: its own module's code reads it, which the walk does not follow:
+            # :meth:`lookup` refuses a read of it there; so are two modules' own of one name)
+            if key in self.foreign_local and key in self.module_data:
+                self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)
+            self.hidden_local.setdefault(key, set()).add(file)
             return
         self.declare_other(item)
         if foreign_local:
@@ -272,22 +268,15 @@ class _Flow(_Calls):
         key = _declared_key(decl)
         if key in self.foreign_local or key in self.module_data and _is_local(decl):  # (another module's own of
             self.foreign_local.discard(key)  # this name: this module's reads its own; a LOCAL one here hides another
-            self._hide_local(key, self.module_data.pop(key).file)  # module's global, which that one's code reads)
+            self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)  # module's global)
         first_read = dict(self._first_read) if self.file else None
         self.declare(decl, self.module_data)
         if first_read is not None:
             self._first_read = first_read
 
-    def _hide_local(self, key: str, file: int) -> None:
-        """The ``LOCAL`` datum ``key`` of task file ``file`` that another declaration of its name hides from the
-        task: the code of its own module reads it, not the other (RAPID's scope rule), which the walk does not
-        follow: :meth:`lookup` refuses a read of ``key`` there, naming it."""
-        self.hidden_local.setdefault(key, set()).add(file)
-
     def check_size(self, entry: list[Tree]) -> None:
-        """The motions and waits the entry routine unrolls to, counted before any is followed: past
-        ``max_motions`` the module is refused with the count (a few kilobytes of nested FOR loops or calls can
-        stand for 2^40 motions)."""
+        """The motions and waits the entry routine unrolls to, counted before any is followed: past ``max_motions``
+        the module is refused with the count (a few kilobytes of nested FOR loops can stand for 2^40 motions)."""
         limit = self.task.options.max_motions
         total = sum(self.cost(proc)[0] for proc in entry)
         if total > limit:  # (so there is an entry)
@@ -297,9 +286,8 @@ class _Flow(_Calls):
 
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
         """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
-        one) and how many statements the walk runs through it: every branch of a condition, a FOR loop with known
-        bounds its passes times its body (one not unrolled, :meth:`quiet_loop`, once), a call the routine's (none
-        where it is passed over, :meth:`_passed_over`). Each routine counted once, recursion none."""
+        one) and how many statements the walk runs through it: every branch, a FOR loop's passes times its body (but
+        :meth:`quiet_loop`), a call the routine's (but one passed over, :meth:`run_call`); each routine once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -324,15 +312,12 @@ class _Flow(_Calls):
             if getattr(child, "data", None) in _BLOCKS:
                 inner = self.cost(child, calling)
                 steps, statements = steps + inner[0], statements + inner[1]
-        if node.data == "for_stmt":
-            try:
+        if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
+            with contextlib.suppress(_Unsupported, InputError):  # before the loop: counted when it runs, run_for)
                 passes = self.for_passes(node, None)[2]
-            except (_Unsupported, InputError):  # (bounds known only while running, or from declared values the
-                # program changes before the loop: counted, and any error raised, when it runs, :meth:`run_for`)
-                return steps, min(statements, 2 ** 62)
-            if not self.quiet_loop(node.children[-1], passes, statements):
-                steps = max(steps, 1) * passes
-            statements *= passes
+                if not self.quiet_loop(node.children[-1], passes, statements):
+                    steps = max(steps, 1) * passes
+                statements *= passes
         return steps, min(statements, 2 ** 62)
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
@@ -341,9 +326,8 @@ class _Flow(_Calls):
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
-        """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
-        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR"); :class:`_Unknown` when its bounds are
-        known only while running."""
+        """A FOR loop's first value, step and number of passes (without STEP the counter counts by 1, or by -1 when
+        FROM is above TO); :class:`_Unknown` when its bounds are known only while running."""
         _, start_node, stop_node, *rest = statement.children
         try:
             start, stop = self._number(start_node, local), self._number(stop_node, local)
@@ -360,9 +344,9 @@ class _Flow(_Calls):
         ``GOTO`` may arrive from anywhere); its statements are followed in written order."""
         routine = self._routines_run[-1] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
-        note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
-                       "what it assigns known only while running after the label", *_location(statement), self.file)
-        self.note_once(note)
+        self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
+                               "order, what it assigns known only while running after the label", *_location(statement),
+                               self.file))
 
     def work(self, statement: Tree, count: int = 1) -> None:
         """``count`` more statements run: past :attr:`max_statements` the module is refused naming ``statement``."""
@@ -382,16 +366,6 @@ class _Flow(_Calls):
                                            "after it in this routine never run", *_location(statement), self.file))
                 break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
-                if self.loops_forever(statement, body):
-                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
-                                              *_location(statement), self.file))
-                    self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-                    self._first_read = {}  # (what ran before it ran once: not a cycle's)
-                    self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
-                    self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
-                    self._cycle_scopes[id(local)] = local
-                    self.run_body(statement.children[1], local, depth)
-                    continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
@@ -400,7 +374,10 @@ class _Flow(_Calls):
                     self.note_once(note)
                 else:
                     self.unsupported_at(exc.message, exc.where)
-                self.note_skipped_motions(statement)
+                found = self._motions_in(statement, frozenset(MOTIONS))
+                for (name, _), line, column in zip(found, *self.lines.lists([at for _, at in found])):
+                    self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column,
+                                              self.file))
                 for node in statement.iter_subtrees():  # what it may change is not known after it
                     self.record_change(node, local)
 
@@ -421,12 +398,21 @@ class _Flow(_Calls):
         first = self._written_order[id(node)][1]
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
-    def loops_forever(self, statement: Tree, body: Tree) -> bool:
+    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop, whose
-        every pass is one cycle. Anywhere else what follows it would never run: it stays unsupported."""
-        return statement.data == "while_stmt" and body is self._cycle_body and statement is body.children[-1] \
-            and getattr(statement.children[0], "data", None) == "name" \
-            and str(statement.children[0].children[0]).lower() == "true"
+        every pass is one cycle (anywhere else what follows it would never run); any other as :meth:`run_if`."""
+        condition = statement.children[0]
+        if not (self._cycle_body is not None and statement is (self._cycle_body.children or [None])[-1]
+                and getattr(condition, "data", None) == "name" and str(condition.children[0]).lower() == "true"):
+            return self.run_if(statement, local, depth)
+        self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", *_location(statement),
+                                  self.file))
+        self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+        self._first_read = {}  # (what ran before it ran once: not a cycle's)
+        self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
+        self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
+        self._cycle_scopes[id(local)] = local
+        self.run_body(statement.children[1], local, depth)
 
     def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
         """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself), then of each
@@ -440,12 +426,6 @@ class _Flow(_Calls):
                 statements = self.move_matches(token)
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
         return found
-
-    def note_skipped_motions(self, statement: Tree) -> None:
-        found = self._motions_in(statement, frozenset(MOTIONS))
-        lines, columns = self.lines.lists([at for _, at in found])
-        for (name, _), line, column in zip(found, lines, columns):
-            self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """Run one statement; one whose own expressions (not the bodies it holds) call a FUNC that moves the robot is
@@ -470,7 +450,8 @@ class _Flow(_Calls):
         self.note_conf(self.steps[first:])
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF`` or ``TEST`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
+        """An ``IF``, ``TEST`` or ``WHILE`` runs the body the file decides (:meth:`decided_branch`), else each
+        (:meth:`run_unresolved`)."""
         branch = self.decided_branch(statement, local)
         if branch is None:
             self.run_unresolved(statement, local, depth)
@@ -493,9 +474,8 @@ class _Flow(_Calls):
                     self._tags[id(run)] = (run, {**self._tags.get(id(run), (None, {}))[1], **reading})
 
     def check_paths(self) -> None:
-        """A motion whose data a condition or loop not resolved before running gave their value, and which runs with
-        other values on another path (another branch, or outside it), is one text for values known only while
-        running: refused at its line naming the data and their assignments, its motions left as written."""
+        """A motion whose data a construct not resolved before running gave their value, and which runs with other
+        values on another path, is refused at its line naming the data and their assignments, left as written."""
         if not self._tags:
             return
         tagged = {start for run, _ in self._tags.values() for start in run.statement[:, 0].tolist()}
@@ -510,65 +490,60 @@ class _Flow(_Calls):
                     value = b"".join(np.ascontiguousarray(a).tobytes() for p in motion.points for a in (
                         p.q if p.T_world_tcp is None else p.T_world_tcp, p.T_world_frame, p.T_flange_tcp))
                     found.setdefault(motion.statement.start, []).append((motion, key, value, source))
-        refused: set[int] = set()
-        for start, runs in found.items():
-            if len({v for _, _, v, _ in runs}) < 2 or len({k for _, k, _, _ in runs}) < 2:
-                continue  # (one value on every path; or one assignment's values, a FOR's passes: :meth:`run_for`)
-            refused.add(start)
+        refused = {start: runs for start, runs in found.items()  # (not: one value on every path, or one
+                   if len({v for _, _, v, _ in runs}) > 1 and len({k for _, k, _, _ in runs}) > 1}  # assignment's)
+        for runs in refused.values():
             motion = runs[0][0]
             given: dict[str, list[tuple[Tree, Tree]]] = {}
-            for _, _, _, source in runs:
-                for name, g in source.items():
-                    if all(g[0] is not h[0] for h in given.get(name, [])):
-                        given.setdefault(name, []).append(g)
-            said = "; ".join(f"{self._data_name(name)} is given a value at " + " and at ".join(
+            for name, g in (item for *_, source in runs for item in source.items()):
+                if all(g[0] is not h[0] for h in given.get(name, [])):
+                    given.setdefault(name, []).append(g)
+            named = {name: getattr(self.module_data.get(name), "name", name) for name in given}  # (as declared)
+            said = "; ".join(f"{named[name]} is given a value at " + " and at ".join(
                 f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
                 for a, c in g) for name, g in given.items())
             self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
-                                f"{', '.join(self._data_name(n) for n in given)} on another path: {said}, conditions "
+                                f"{', '.join(named.values())} on another path: {said}, conditions "
                                 "known only while running; one written target cannot serve every path",
                                 Token("NAME", motion.instruction, motion.statement.start, motion.statement.line,
                                       motion.statement.column))
             self.note_once(Finding(f"{motion.instruction} stays as written: its data differ from path to path",
                                    motion.statement.line, motion.statement.column, motion.file))
-        if refused:
-            refused_lines = {runs[0][0].line for start, runs in found.items() if start in refused}
-            self.conditional = [line for line in self.conditional if line not in refused_lines]
-            for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
-                left = [line for line in lines if line not in refused_lines]
-                if len(left) < len(lines) and note in self.notes:
-                    self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file,
-                                                                          len(lines) - len(left))
-            kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
-            for run in self.steps:
-                if isinstance(run, MotionRun) and id(run) not in kept:
-                    keep = ~np.isin(run.statement[:, 0], list(refused))
-                    kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
-                    if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
-                        self._in_call[id(cut)] = self._in_call[id(run)]
-            steps = [kept.get(id(step), step) for step in self.steps]
-            for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
-                self._in_call.pop(old, None)
-            self.steps[:] = [step for step in steps if step is not None]
-
-    def _data_name(self, key: str) -> str:
-        data = self.module_data.get(key)
-        return key if data is None else data.name
+        if not refused:
+            return
+        refused_lines = {runs[0][0].line for runs in refused.values()}
+        self.conditional = [line for line in self.conditional if line not in refused_lines]
+        for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
+            left = [line for line in lines if line not in refused_lines]
+            if len(left) < len(lines) and note in self.notes:
+                self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file, len(lines) - len(left))
+        kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
+        for run in self.steps:
+            if isinstance(run, MotionRun) and id(run) not in kept:
+                keep = ~np.isin(run.statement[:, 0], list(refused))
+                kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
+                if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
+                    self._in_call[id(cut)] = self._in_call[id(run)]
+        steps = [kept.get(id(step), step) for step in self.steps]
+        for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
+            self._in_call.pop(old, None)
+        self.steps[:] = [step for step in steps if step is not None]
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` or ``TEST`` runs when the file decides its conditions or its value and case values
-        (:meth:`_decided_value`), the empty body when none runs; None when running decides."""
+        (:meth:`_decided_value`), the empty body when none runs (a ``WHILE`` decided false); None when running decides."""
+        if statement.data == "while_stmt":
+            return Tree("body", []) if self._decided_value(statement.children[0], local) is False else None
         bodies, exhaustive = self._bodies(statement)
         if statement.data == "test_stmt":  # (the first case holding a value equal to the TEST's)
             value = self._decided_value(statement.children[0], local)
             cases = [c.children[:-1] for c in statement.children[1:] if isinstance(c, Tree) and c.data == "test_case"]
-            tests = [(value, case) for values in cases for case in values]
-            body_of = [body for values, body in zip(cases, bodies) for _ in values]
+            tests = [(value, case, body) for values, body in zip(cases, bodies) for case in values]
         else:
-            tests = [(True, statement.children[0]), *((True, c.children[0]) for c in statement.children[2:]
-                                                      if isinstance(c, Tree) and c.data == "elseif")]
-            body_of = bodies
-        for (wanted, condition), body in zip(tests, body_of):
+            conditions = [statement.children[0], *(c.children[0] for c in statement.children[2:]
+                                                   if isinstance(c, Tree) and c.data == "elseif")]
+            tests = [(True, condition, body) for condition, body in zip(conditions, bodies)]
+        for wanted, condition, body in tests:
             self.work(condition)  # (a TEST of many cases in a long loop: each case value counts)
             got = self._decided_value(condition, local)
             if wanted is None or got is None or type(got) is not type(wanted) or isinstance(got, list):
@@ -612,18 +587,10 @@ class _Flow(_Calls):
         except _Unsupported:
             return None
 
-    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A ``WHILE`` whose condition the file decides false (:meth:`_decided_value`) runs nothing; any other is
-        followed as a loop of count known only while running (:meth:`run_unresolved`)."""
-        if self._decided_value(statement.children[0], local) is not False:
-            self.run_unresolved(statement, local, depth)
-
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
-        bodies is followed once, in the written order. What it may assign (its FOR counter too) is changed from its
-        start until an assignment inside gives it a known value; each further branch starts, and the construct ends,
-        where its paths join (:meth:`join`). A note names the motions compensated under it (each counted once in
-        the timing); :meth:`check_paths` refuses a motion whose data differ by path."""
+        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each body
+        followed once, in written order, from the state its paths join to (:meth:`join`), what it may assign changed
+        from its start; a note names the motions compensated under it (:meth:`check_paths` refuses some)."""
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
@@ -686,13 +653,11 @@ class _Flow(_Calls):
                        self.marks.get(name, _NO_MARK)) for name in names}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
-        """Where ``paths`` through an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running meet (the
-        :meth:`_snapshot` at the end of each): at the start of each further branch (the ends of the branches before
-        it, which an earlier cycle may have run, and the state before it: a state machine's case reads what another
-        case left), and after it (every body's end, and the state before it where it may run none). A datum every
-        path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` of a
-        :data:`_ZERO_ORIENTATION` type without one reaches no read the controller runs); any other is changed at
-        run time from here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        """Where ``paths`` (:meth:`_snapshot` of each end) through a construct not resolved before running meet: at the
+        start of each further branch (the branch before's end and its start: an earlier cycle may have run it) and
+        after it (every body's end, and the start where it may run none). A datum every path leaves one known value
+        (a :data:`_ZERO_ORIENTATION` one left without a value aside) keeps it; any other is changed at run time from
+        here on, a later read naming the assignment inside (:meth:`lookup`)."""
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
@@ -716,23 +681,20 @@ class _Flow(_Calls):
                 mark, followed=(None, followed[0][1]))
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
-        pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
-        (:func:`.passes.take`) or is refused. A body that neither reads the counter nor changes anything
-        (:attr:`Summary.mutates`) is followed once and its steps repeated."""
+        """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`): a target that changes with the
+        counter needs per-pass texts (:func:`.passes.take`) or is refused; a body that neither reads the counter nor
+        changes anything (:attr:`Summary.mutates`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
+            steps, statements = self.cost(body)
         except _Unknown:  # (bounds known only while running)
-            self.run_unresolved(statement, local, depth)
-            return
-        steps, statements = self.cost(body)
+            return self.run_unresolved(statement, local, depth)
         if self.quiet_loop(body, total, statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
-            self.run_unresolved(statement, local, depth)
-            return
+            return self.run_unresolved(statement, local, depth)
         count = total * max(steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
@@ -741,8 +703,7 @@ class _Flow(_Calls):
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
         for k in range(min(total, 1) if same else total):
-            scope = dict(local)
-            scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
+            scope = {**local, str(counter).lower(): _Data("num", start + k * step, None, str(counter), counter)}
             self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
             for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
                 if id(local) in of_scopes:
@@ -759,20 +720,6 @@ class _Flow(_Calls):
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
-
-    def check_per_pass(self) -> frozenset[tuple[int, int]]:
-        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
-        motions of the others dropped from the steps, unsupported at their line."""
-        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
-        if not self.per_pass:
-            return frozenset()
-        steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",
-                                                     _location, getattr(self, "cycle_start", None))
-        self.steps[:] = steps
-        self.unsupported.extend(refused)
-        for note in notes:
-            self.note_once(note)
-        return taken
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
 #: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.

@@ -24,7 +24,6 @@ from thermocomp.robot.chain import Chain
 #: The longest cycle an estimate may give [min]: a targets file's bound on ``time_min`` (io.csvtext.MAX_CELL).
 MAX_MINUTES = MAX_CELL
 
-
 #: The range of each numeric option of a program's time (its time form and its timing), by the option as the user
 #: types it: ``(low, high, low_open)``, ``low`` excluded where ``low_open``. The one source of these bounds: the
 #: options' classes check them (:func:`check_option`), and the command line's parser (cli/option_ranges.py).
@@ -150,10 +149,8 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     options = TimingOptions() if options is None else options
     cols = program.columns
     durations = cols.wait_seconds.copy()
-    motion_steps = cols.motion_steps
-    if motion_steps.size:
-        durations[motion_steps] = _motion_times(chain, cols.run, T_world_tcp, q)
-    arrival_index = np.repeat(motion_steps, cols.run.n_points)  # the step at whose end each point is reached
+    if cols.motion_steps.size:
+        durations[cols.motion_steps] = _motion_times(chain, cols.run, T_world_tcp, q)
     estimated = float(durations.sum())
     scale = 1.0
     if options.cycle_time_s is not None:
@@ -164,21 +161,17 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     ends = np.cumsum(durations)  # (when each step ends)
     _check_bounded(program, durations, ends)
     cycle = float(durations.sum())
-    if options.duration_min is not None:
-        # cycles that start before the duration ends (1e-9: an exact multiple is not one cycle more)
+    cycles = options.cycles
+    if options.duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
         cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
-    else:
-        cycles = options.cycles
-    return Timing(step_duration_s=durations, point_arrival_s=ends[arrival_index],
+    # (each point is reached at the end of its motion's step)
+    return Timing(step_duration_s=durations, point_arrival_s=ends[np.repeat(cols.motion_steps, cols.run.n_points)],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles)
 
 
 def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatArray) -> None:
-    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES`, naming the step where it does.
-
-    A ``WaitTime 1E30`` or a speed of 1e-300 mm/s is a number the controller would take, but no robot's
-    time: the minutes it gives are beyond any time law, as a targets file's ``time_min`` beyond 1e12 is.
-    """
+    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES` (a ``WaitTime 1E30``, a speed
+    of 1e-300 mm/s), naming the step where it does."""
     beyond = ~np.isfinite(elapsed) | (elapsed > MAX_MINUTES * 60.0)
     if not np.any(beyond):
         return

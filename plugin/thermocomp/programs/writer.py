@@ -170,18 +170,14 @@ def _layout_pattern(comment: str) -> re.Pattern:
 
 
 def keep_layout(old: str, new: str, comment: str) -> str:
-    """``new`` (a value written without comments or line breaks) in place of ``old``, keeping ``old``'s comments.
+    """``new`` (a value written without comments or line breaks) in place of ``old``, keeping ``old``'s comments
+    (program text: "only the motion targets changed, every other byte kept").
 
-    A comment inside a target's text (``[[500,0,400], ! approach`` on one line, the rest on the next) is
-    program text the compensation must keep ("only the motion targets changed, every other byte kept"):
-
-    - when ``old`` and ``new`` have the same skeleton (the same characters but numbers, whitespace and comments:
-      a robtarget written back as a robtarget), ``old`` is kept byte for byte with its numbers replaced by
-      ``new``'s, in order: its comments, line breaks and spacing stay where they were;
-    - otherwise (an ``Offs(...)`` replaced by its value, a joint target in place of a Cartesian one), ``new`` is
-      written with ``old``'s comments, each on its own line (with the indentation of the line after it), just
-      inside its first bracket (``[`` or ``(``; before it when it has none), where both languages read a line
-      break and a comment as whitespace.
+    Where both have the same skeleton (the same characters but numbers, whitespace and comments: a robtarget
+    written back as a robtarget), ``old`` with its numbers replaced by ``new``'s, in order; otherwise (``Offs(...)``
+    replaced by its value, a joint target in place of a Cartesian one) ``new`` with ``old``'s comments, each on its
+    own line (indented as the line after it), just inside its first bracket (before it when it has none), where
+    both languages read a line break and a comment as whitespace.
     """
     pattern = _layout_pattern(comment)
     pieces = [(m.lastgroup, m.group()) for m in pattern.finditer(old)]
