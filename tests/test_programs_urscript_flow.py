@@ -209,3 +209,41 @@ def test_a_return_in_a_function_s_loop_forever_ends_the_function_and_the_caller_
     prog = urscript_program_from_text(text, "ret.script")
     assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [4, 10]
     assert [p.T_world_tcp[0, 3] for p in prog.points] == [0.4, 0.6]
+
+
+def test_a_call_into_a_recursive_cycle_is_run_again_after_a_global_it_reads_through_the_cycle_changes():
+    """``g`` calls ``f``, which reads ``W`` and calls ``g`` back (refused: recursive). What ``g`` reads through ``f``
+    is not all known while their summaries are found (each waits on the other), so a call of ``g`` is never done
+    again from memory: after ``W = 0.5`` the motion in ``f`` goes to x = 0.5, not to the 0.2 of the calls before."""
+    text = ("Z = 0.1\nW = 0.2\n"
+            "def g():\n  movel(p[Z, 0, 0.3, 0, 3.14, 0])\n  f()\nend\n"
+            "def f():\n  movel(p[W, 0, 0.3, 0, 3.14, 0])\n  g()\nend\n"
+            "def main():\n  f()\n  g()\n  g()\n  W = 0.5\n  g()\nend\n")
+    prog = urscript_program_from_text(text, "cycle.script")
+    assert {f.line for f in prog.unsupported} == {5, 9}
+    assert [m.statement.line for m in prog.motions] == [8, 4, 4, 8, 4, 8, 4, 8]
+    np.testing.assert_allclose([p.T_world_tcp[0, 3] for p in prog.points], [.2, .1, .1, .2, .1, .2, .1, .5])
+
+
+def test_a_variable_literal_whose_target_changes_from_pass_to_pass_is_refused_naming_it():
+    """``pt`` is given a pose literal whose z reads the counter: one written literal cannot hold each pass's target,
+    so the counted loop is refused, naming ``pt`` and the line of the loop that changes it; its motions stay as
+    written."""
+    text = ("i = 0\nwhile i < 3:\n  pt = p[0.3, 0.1, 0.2 + i * 0.01, 0, 3.14, 0]\n  movel(pt, a=1.2, v=0.25)\n"
+            "  movel(p[0.3, 0.1, 0.2, 0, 3.14, 0], a=1.2, v=0.25)\n  i = i + 1\nend\n")
+    prog = urscript_program_from_text(text, "pass.script")
+    assert [(f.line, f.message) for f in prog.unsupported] == [
+        (2, "movel at line 4: its target changes from pass to pass of this while (it reads pt, which the loop changes "
+            "at line 3): one written target cannot serve every pass")]
+    assert prog.motions == () and [n.line for n in prog.notes] == [4, 5]
+
+
+def test_an_element_assigned_at_an_index_that_is_not_a_number_leaves_the_list_unknown():
+    """``q[inf - inf] = 3`` (the manual's list element assignment at an index that is NaN) is no element of ``q``:
+    ``q`` is not known after it, and the motion reading ``q[0]`` is refused naming ``q``, as a read at such an index
+    is (no ValueError escaping the reader)."""
+    for statement in ("q[1e308 * 10 - 1e308 * 10] = 3", "x = q[1e308 * 10 - 1e308 * 10]"):
+        text = f"q = [1, 2]\nx = 0\n{statement}\nmovej([0, 0, 0, 0, x, q[0]])\n"
+        prog = urscript_program_from_text(text, "nan.script")
+        assert [f.line for f in prog.unsupported] == [4], statement
+        assert ("the value of q" if statement.startswith("q") else "the value of x") in prog.unsupported[0].message

@@ -115,7 +115,6 @@ class _Walker(Flow, Motions, Values):
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
             text, "#")
         self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
-        self._summarising: set[str] = set()
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
         self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)
@@ -125,7 +124,6 @@ class _Walker(Flow, Motions, Values):
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
         self._templates: dict[int, tuple] = {}  # their columns where they read no variable (Motions.moves_columns)
         self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
-        self.calling: list[str] = []  # the file's functions being followed, outermost first
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
@@ -146,7 +144,6 @@ class _Walker(Flow, Motions, Values):
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
-        self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
         self.name_runs()  # (the names a run's statements read, in the tree: Motions.name_runs)
 
@@ -173,21 +170,20 @@ class _Walker(Flow, Motions, Values):
         # the globals: what the file assigns at its top level or as ``global``, and the program function's variables
         # (every function and thread sees them)
         self.global_names.update(root_name(assignment(st)[0]) for st in (*top, *body) if st.data == "assign")
-        self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2])
+        self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2] == "GLOBAL")
         if main is None:
             entry = "<top level>"
-            self.run_entry(top, self.globals)
+            self.run_body(top, self.globals, 0)
         else:
             entry = str(main.children[0])
             for st in top:  # global literals before the function
                 if st.data == "assign":
                     self.run_statement(st, self.globals, 0)
             if len(defs) > 1:
-                line, column = line_col(main)
                 self.notes.append(Finding(f"several top-level functions and no call: running the last, {entry}",
-                                          line, column))
+                                          *line_col(main)))
             self.visited.add(entry)
-            self.run_entry(body, self._entry_parameters(main))
+            self.run_body(body, self._entry_parameters(main), 0)  # (a return there ends the program)
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
@@ -202,8 +198,12 @@ class _Walker(Flow, Motions, Values):
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
         per_pass = self.check_per_pass()
-        steps = self.finish_points()
-        call_sites = self.call_site_extra(steps)
+        # each point's text where it is written; calls that clash left as written (a per-pass text is a table, one
+        # entry a run: never a clash); a call site's pose stands in _passed at its offset
+        steps = calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes, self.per_pass)
+        call_sites = calls.call_site_extra(
+            self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1), set(self._passed),
+            self._reads)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
@@ -222,15 +222,6 @@ class _Walker(Flow, Motions, Values):
                                          "as the program: no call in the file gives it a value)")
             self.global_names.add(name)
         return self.globals
-
-    def run_entry(self, statements, local: dict) -> None:
-        """The entry's statements; a ``return`` there ends the program."""
-        self.run_body(statements, local, 0)
-
-    def finish_points(self) -> list:
-        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes,
-                            self.per_pass)  # (a per-pass text is a table, one entry a run: never a clash)
 
     def _finish_points(self, unfollowed: set[int]) -> list:
         """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""

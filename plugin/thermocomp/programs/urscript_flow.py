@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from lark import Token, Tree
@@ -34,9 +35,7 @@ from thermocomp.programs.urscript_values import (
     State,
     Unsupported,
     assignment,
-    is_local,
     line_col,
-    parameters,
     root_name,
     same_state,
     split_arguments,
@@ -50,20 +49,18 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Prefixes of functions that only compute or read (the manual's pose and I/O reads): they move nothing.
-PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
-                 "integer_to_binary_list")
+#: Prefixes of the manual's functions that move nothing: they compute or read (its pose and I/O reads), or neither
+#: move the robot nor branch (I/O writes, messages, sockets, RTDE, settings): kept as they are.
+QUIET_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
+                  "integer_to_binary_list", "set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_",
+                  "varmsg", "sync", "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach",
+                  "stop_conveyor", "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
 #: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
 #: motion under way to rest: they have no target; ``protective_stop`` stops as ``halt`` does; force mode's damping
 #: and gain, the F/T sensor's input and the revolution counter are settings), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
                          "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
                          "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
-
-#: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
-PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
-                    "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach", "stop_conveyor",
-                    "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
 
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
@@ -89,7 +86,7 @@ def _names(node: Tree) -> Counter:
 
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(PASSIVE_PREFIXES + PURE_PREFIXES) or name in KNOWN_NAMES
+    return name.startswith(QUIET_PREFIXES) or name in KNOWN_NAMES
 
 
 @dataclass(frozen=True)
@@ -100,7 +97,10 @@ class Summary:
     call not followed or holding such; a recursive call's function name), or None. ``assigns``: the globals they
     may assign. ``size``: at least how many motions, calls and loop passes they run. ``moves``: they hold a motion
     followed. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them. ``changes``: their
-    assignments and ``set_tcp`` calls (:meth:`Flow.facts`).
+    assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the names they read, sorted;
+    ``stands``: they read the pose the robot stands at (:meth:`Flow.standing_pose`); ``elements``: a motion reads
+    an element of a list; ``cyclic``: they reach a function whose summary was being found (a recursive cycle: not
+    all they read is known, so a call of them is never done again from memory).
     """
 
     holds: Tree | str | None
@@ -110,6 +110,10 @@ class Summary:
     jumps: bool = False
     returns: bool = False
     changes: tuple = ()
+    reads: tuple[str, ...] = ()
+    stands: bool = False
+    elements: bool = False
+    cyclic: bool = False
 
     @property
     def inert(self) -> bool:
@@ -133,10 +137,13 @@ _END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 
 @dataclass
 class _Frame:
-    """A running function: the depth of unresolved conditions at its start, the states and values its returns
-    under such conditions leave with, the loops being followed in it."""
+    """A running function (a thread's: no ``name``): the depth of unresolved conditions at its start, whether it
+    moves nothing (:attr:`Summary.inert`), the states and values its returns under such conditions leave with, the
+    loops being followed in it."""
 
     conditional: int
+    name: str | None = None
+    quiet: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
 
@@ -183,27 +190,23 @@ class Flow:
     # ----- what functions and constructs do, found once
     def _once(self, key, find):
         """``find()``, found once per ``key`` (None: each time)."""
-        found = self._summaries.get(key)
-        if found is None:
-            found = find()
-            if key is not None:
-                self._summaries[key] = found
-        return found
+        if key is None:
+            return find()
+        if key not in self._summaries:
+            self._summaries[key] = find()
+        return self._summaries[key]
 
-    def summary(self, name: str) -> Summary:
-        """:class:`Summary` of the file's function ``name``, a call of it counted (a recursive call is what it
-        holds)."""
-        if name in self._summarising and name not in self._summaries:
-            return Summary(name, frozenset(), 1, False)
-
-        def find() -> Summary:
-            self._summarising.add(name)
-            try:
-                done = self._walk(self.body_of(self.functions[name]))
-            finally:
-                self._summarising.discard(name)
-            return replace(done, size=done.size + 1)
-        return self._once(name, find)
+    def summary(self, name: str, thread: bool = False) -> Summary:
+        """:class:`Summary` of the file's function ``name`` (or thread), a call of it counted; found once (while it is
+        being found, a recursive call's summary is the function's name held). What it reads counts its parameters'
+        defaults."""
+        key = ("thread", name) if thread else name
+        if key not in self._summaries:
+            definition = (self.threads if thread else self.functions)[name]
+            self._summaries[key] = Summary(name, frozenset(), 1, False, cyclic=True)
+            done = self._walk(self.body_of(definition), definition.children[1:2])
+            self._summaries[key] = replace(done, size=done.size + 1)
+        return self._summaries[key]
 
     def facts(self, key: tuple | None, statements: list) -> Summary:
         """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
@@ -212,24 +215,29 @@ class Flow:
             sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
             if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
 
-    def _walk(self, statements) -> Summary:
-        """What ``statements`` (and the functions they call) may do. A name assigned without ``global`` is a
-        global's where the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a
-        local's."""
+    def _walk(self, statements, head=()) -> Summary:
+        """What ``statements`` (and the functions they call, the threads they start) may do, and the names they read
+        (with those ``head``, a function's parameters, reads). A name assigned without ``global`` is a global's where
+        the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a local's."""
         holds = None
         assigns: set[str] = set()
-        size, moves, jumps, returns = 0, False, False, False
+        reads = {str(n.children[0]) for node in head for n in node.find_data("name")}
+        size, moves, jumps, returns, stands, elements, cyclic = 0, False, False, False, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
             node, looped = stack.pop()
-            kind, found = node.data, None
+            kind, found, inner = node.data, None, None
             if kind in ("func_def", "thread_def", "sec_def"):
                 continue
-            if kind == "moves":  # (a run of motions)
+            if kind in ("name", "method"):  # (a variable read or assigned; an object's)
+                reads.add(str(node.children[0]))
+            elif kind == "moves":  # (a run of motions)
                 found, moves = node, True
                 size += len(self.move_matches(node.children[0]).spans)
             elif kind == "run_stmt":
                 found = node
+                if str(node.children[0]) in self.threads:
+                    inner = self.summary(str(node.children[0]), thread=True)
             elif kind == "while_stmt":
                 size += 1
             elif kind == "return_stmt":
@@ -237,16 +245,18 @@ class Flow:
             elif kind in ("break_stmt", "continue_stmt"):
                 jumps = jumps or not looped
             elif kind == "assign":
-                target, _, is_global = assignment(node)
+                target, _, word = assignment(node)
                 root = root_name(target)
-                if root is not None and (is_global or root in self.global_names) and not is_local(node):
+                if root is not None and (word == "GLOBAL" or root in self.global_names) and word != "LOCAL":
                     assigns.add(root)
             elif kind == "call":
                 callee = str(node.children[0])
+                stands = stands or callee in STANDING_POSE
                 if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
                     found = node
                     size += callee in MOTIONS
                     moves = moves or callee in MOTIONS
+                    elements = elements or (callee in MOTIONS and any(True for _ in node.find_data("index")))
                 elif callee in self.functions:
                     inner = self.summary(callee)
                     assigns |= inner.assigns
@@ -255,17 +265,19 @@ class Flow:
                     found = None if inner.holds is None else node
                 elif not is_known_call(callee):
                     found = node
+            if inner is not None:
+                reads.update(inner.reads)
+                stands, elements, cyclic = stands or inner.stands, elements or inner.elements, cyclic or inner.cyclic
             holds = holds if holds is not None else found
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
-        return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
+        return Summary(holds, frozenset(assigns), size, moves, jumps, returns, (), tuple(sorted(reads)), stands,
+                       elements, cyclic)
 
+    @cached_property
     def unread(self) -> frozenset[str]:
         """The variables nothing reads but the assignments to such variables (a rolling history of commands),
         each assigned only from names, numbers and strings: they can change no motion, condition or message, so
         they are never bound. Found once."""
-        return self._once("unread", self._unread)
-
-    def _unread(self) -> frozenset[str]:
         inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
         impure: set[str | None] = {None}
         for node in self.tree.find_data("assign"):
@@ -291,34 +303,6 @@ class Flow:
         return self._once(("motions", id(node)), lambda: [
             call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS])
 
-    def _reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
-        """The globals the file's function ``name`` may read or change (the names written in it and what it calls
-        or starts that the file assigns or are parameters), sorted; whether it reads the pose the robot stands at
-        (:meth:`standing_pose`); whether a motion in it reads an element of a list. Found once."""
-        return self._once(("reach", name), lambda: self._find_reach(name))
-
-    def _find_reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
-        variables = self._once("variables", lambda: {
-            *(root_name(assignment(a)[0]) for a in self.tree.find_data("assign")),
-            *(p for f in self.tree.find_data("func_def") for p, _ in parameters(f))})
-        names: set[str] = set()
-        called: set[str] = set()
-        elements = False
-        seen, stack = {("call", name)}, [self.functions[name]]
-        while stack:
-            node = stack.pop()
-            names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
-            for sub in node.iter_subtrees():
-                if sub.data in ("call", "run_stmt"):
-                    callee = str(sub.children[0])
-                    called.add(callee)
-                    elements = elements or (callee in MOTIONS and any(True for _ in sub.find_data("index")))
-                    inner = (self.functions if sub.data == "call" else self.threads).get(callee)
-                    if inner is not None and (sub.data, callee) not in seen:
-                        seen.add((sub.data, callee))
-                        stack.append(inner)
-        return tuple(sorted(names & variables)), not STANDING_POSE.isdisjoint(called), elements
-
     def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
         """Everything a construct not followed (its :meth:`facts`) and the functions it calls may assign, or the tool
         it may set, is known only while running from here (the tool's ``why``: ``set_tcp at line 7 may have run``)."""
@@ -333,7 +317,7 @@ class Flow:
     def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
         """The globals ``names`` are known only while running from here, saying ``why``; ``keep_unknown``: one
         already so keeps its reason. Variables nothing reads (:meth:`unread`) are left as they are."""
-        unread = self.unread()
+        unread = self.unread
         for name in names:
             if name not in unread and not (keep_unknown and name in self.globals and self.globals[name].value is None):
                 self.globals[name] = Binding(None, None, name, why)
@@ -349,12 +333,12 @@ class Flow:
             try:
                 left = self.run_statement(st, local, depth)
             except Unsupported as exc:
-                line, column = line_col(exc.where)
-                if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
-                    self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
-                                           "nothing a motion reads (its time is not estimated)", line, column))
-                elif Finding(exc.message, line, column) not in self.unsupported:
-                    self.unsupported.append(Finding(exc.message, line, column))
+                finding = Finding(exc.message, *line_col(exc.where))
+                if self.frames[-1].quiet:  # inside a function that moves nothing: it cannot change a motion
+                    self.note_once(replace(finding, message=f"{exc.message}; passed over: {self.frames[-1].name} moves "
+                                           "nothing and changes nothing a motion reads (its time is not estimated)"))
+                elif finding not in self.unsupported:
+                    self.unsupported.append(finding)
                 for call in self.motion_calls(st):
                     self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
                                            *line_col(call)))
@@ -401,7 +385,7 @@ class Flow:
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
         body = self.body_of(self.threads[name])
-        facts = self.facts(("thread", name), body)
+        facts = self.summary(name, thread=True)
         why = f" (thread {name} changes it while running)"
         self.forget_globals(facts.assigns, why)
         if name in self.started_threads or not (facts.moves or any(
@@ -498,8 +482,7 @@ class Flow:
         if not ordered:
             return
         self.conditional_lines.extend(ordered)
-        shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
-            f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
+        shown = ", ".join(map(str, ordered[:8])) + (f", ... ({len(ordered)})" if len(ordered) > 8 else "")
         self.note_once(Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line "
                                f"{shown}) are compensated, each once in the written order of the cycle",
                                *line_col(st)))
@@ -666,15 +649,8 @@ class Flow:
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
-        names = set()
-        for node in self.tree.iter_subtrees():
-            if node.data == "call" and line_col(node) == (motion.statement.line, motion.statement.column):
-                names = {str(n.children[0]) for n in node.iter_subtrees() if n.data == "name"}
-                break
-            if node.data == "moves" and node.meta.start_pos <= motion.statement.start < node.meta.end_pos:
-                names = {str(n.children[0]) for n in node.children[1:]  # (a run's: its names, Motions.name_runs)
-                         if motion.statement.start <= n.meta.start_pos < motion.statement.end}
-                break
+        at = motion.statement  # (a run's statements read its name nodes: Motions.name_runs)
+        names = {str(n.children[0]) for n in self.tree.find_data("name") if at.start <= n.meta.start_pos < at.end}
         for sub in loop.iter_subtrees():
             if sub.data == "assign":
                 root = root_name(assignment(sub)[0])
@@ -734,7 +710,7 @@ class Flow:
                               for_value: bool):
         """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
-        state equal on what it may read (:meth:`_reach`), what it did then is done again (one that moved: while no
+        state equal on what it may read (:attr:`Summary.reads`), what it did then is done again (one that moved: while no
         pass is taken back, in the same context). Returns its value (None: none or not known)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
@@ -746,7 +722,7 @@ class Flow:
                 self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
                                        "reads (its time is not estimated)", line, column), key=("passed over", name))
             return None
-        if name in self.calling:
+        if any(frame.name == name for frame in self.frames):
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
                               "running)", call)
         if depth > 32:
@@ -758,23 +734,20 @@ class Flow:
         function = self.functions[name]
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
-        reads, reads_pose, elements = self._reach(name)
-        held = tuple(map(self.globals.get, reads))
+        held = tuple(map(self.globals.get, summary.reads))
         read = ()  # (alive in _calls_done: their ids in the key name them)
-        if reads_pose:  # (where the robot stands: the motion before it, Flow.standing_pose)
+        if summary.stands:  # (where the robot stands: the motion before it, Flow.standing_pose)
             read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
-        moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass),
+        moved_key = (key, self._exploring > 0, depth, tuple(f.name for f in self.frames), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
-        done = self._calls_done.get(key) or self._moved.get(moved_key)
+        done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:  # (made again from a state met before: what it did then, done again)
-            changed, removed, self.tool, self.tool_why, returned, units, added = done[1:]
+            changed, self.tool, self.tool_why, returned, units, added = done[1:]
             self.globals.update(changed)
-            for global_name in removed:
-                self.globals.pop(global_name, None)
             for step, where in added:
                 step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
                 if where is not None or scope:
@@ -782,17 +755,13 @@ class Flow:
                 self.steps.append(step)
             self.count(units, call)
             return returned
-        mark, first, quiet = self._mark(), len(self.steps), summary.inert
-        self._quiet += [name] if quiet else []
-        frame = _Frame(self.unresolved_depth)
+        mark, first = self._mark(), len(self.steps)
+        frame = _Frame(self.unresolved_depth, name, summary.inert)
         self.frames.append(frame)
-        self.calling.append(name)
         try:
             left = self.run_body(self.body_of(function), scope, depth + 1)  # (None, or a return)
         finally:
             self.frames.pop()
-            self.calling.pop()
-            del self._quiet[len(self._quiet) - quiet:]
         returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
             self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
@@ -801,13 +770,11 @@ class Flow:
         added = self.steps[first:]
         for step in added if scope else ():  # the outermost call with arguments is the one named
             self._in_call[id(step)] = (name, span_of(call))
-        now = self._mark()
-        if now[1:-1] == mark[1:-1] and (not added or not (reads_pose or elements)):  # (only globals, tool, steps)
-            after = tuple(map(self.globals.get, reads))
-            changed = {g: b for g, old, b in zip(reads, held, after) if b is not old and b is not None}
-            removed = [g for g, old, b in zip(reads, held, after) if b is None and old is not None]
+        if self._mark()[1:-1] == mark[1:-1] and not (added and (summary.stands or summary.elements) or summary.cyclic):
+            # (it changed only globals, the tool and steps; a call adds globals, never removes one)
+            changed = {g: b for g, old in zip(summary.reads, held) if (b := self.globals.get(g)) is not old}
             (self._moved if added else self._calls_done)[moved_key if added else key] = (
-                read, changed, removed, self.tool, self.tool_why, returned, self.unrolled - mark[-1],
+                read, changed, self.tool, self.tool_why, returned, self.unrolled - mark[-1],
                 [(s, self._in_call.get(id(s))) for s in added])
         return returned
 
@@ -833,12 +800,11 @@ class Flow:
         for layer, _ in reversed(layers):  # (the innermost first)
             poses.append(self.evaluate(layer, local).T)
         matrices = calls.read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
-        T_in = poses[-1]
         key = (point.text.start, span_of(node).start)
         name = " of ".join(str(layer.children[0]) for layer, _ in layers)
         if matrices is None or not calls.same_read(self._reads, key, (*matrices, f"through {name}")):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
-        return replace(point, T_world_tcp=T_in, argument=span_of(node))
+        return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
 
     def _leads_to_call_site(self, node, local: dict) -> bool:
         """Whether ``node`` is a name bound to a pose written at a call site, or a :data:`.calls.THROUGH` call."""
@@ -849,12 +815,6 @@ class Flow:
         binding = local.get(str(node.children[0])) or self.globals.get(str(node.children[0]))
         return binding is not None and binding.literal is not None and binding.literal.data == "pose" \
             and binding.literal.meta.start_pos in self._passed
-
-    def call_site_extra(self, steps: list) -> dict:
-        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's pose stands in
-        ``_passed`` at its offset); its note added to the notes."""
-        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1),
-                                     set(self._passed), self._reads)
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
     def standing_pose(self, node: Tree):
@@ -920,5 +880,5 @@ _STATEMENTS = {
     "break_stmt": Flow.run_jump, "continue_stmt": Flow.run_jump,
 }
 
-__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES",
-           "STATEMENTS_PER_LINE", "UNSUPPORTED_CALLS", "Flow", "Summary"]
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "STATEMENTS_PER_LINE",
+           "UNSUPPORTED_CALLS", "Flow", "Summary"]

@@ -175,15 +175,11 @@ def line_col(item) -> tuple[int, int]:
     return s.line, s.column
 
 
-def assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, bool]:
-    """An assignment's target, its value and whether it says ``global``."""
-    target, expr = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
-    return target, expr, any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
-
-
-def is_local(st: Tree) -> bool:
-    """An assignment that says ``local``: the running function's variable, whatever the globals."""
-    return any(isinstance(c, Token) and c.type == "LOCAL" for c in st.children)
+def assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, str | None]:
+    """An assignment's target, its value and its keyword: ``GLOBAL``, ``LOCAL`` (the running function's variable,
+    whatever the globals) or None."""
+    *word, target, expr = st.children
+    return target, expr, word[0].type if word else None
 
 
 def root_name(target: Tree | Token) -> str | None:
@@ -331,13 +327,13 @@ class Values:
     def assign(self, st: Tree, local: dict) -> None:
         """``name = value`` (``global``, ``local``) or ``name[i] = value``: a value not known before running is bound
         as such, saying why."""
-        target, expr, is_global = assignment(st)
-        if root_name(target) in self.unread():  # (what nothing reads: not evaluated, Flow.unread)
+        target, expr, word = assignment(st)
+        if root_name(target) in self.unread:  # (what nothing reads: not evaluated, Flow.unread)
             return
         stood = self._stood
         if target.data == "index":
             try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
-                self._assign_element(target, expr, is_global, local)
+                self._assign_element(target, expr, word == "GLOBAL", local)
             except Unsupported:
                 self.forget(st, local)  # (not known: any later read of it is not known either)
             return
@@ -350,10 +346,10 @@ class Values:
             value, why = None, f" (line {line_col(st)[0]} gives it {_origin(exc)})"
         binding = Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
                           self._stood[1] if self._stood != stood else 0)
-        if is_local(st):
+        if word == "LOCAL":
             local[name] = binding
         else:
-            self.bind(name, binding, is_global, local)
+            self.bind(name, binding, word == "GLOBAL", local)
 
     def _assign_element(self, target: Tree, expr, is_global: bool, local: dict) -> None:
         """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's value with that element
@@ -365,7 +361,7 @@ class Values:
             node = node.children[0]
         stood = self._stood
         old = self.lookup(node.children[0], local)
-        positions = [int(self.number(i, local)) for i in indices]
+        positions = [self._index(i, local, target) for i in indices]
         value = self.evaluate(expr, local)
 
         def replaced(container, at: list):
@@ -383,11 +379,11 @@ class Values:
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
-        target, _, is_global = assignment(st)
+        target, _, word = assignment(st)
         name = root_name(target)
-        if name is not None and name not in self.unread():
+        if name is not None and name not in self.unread:
             self.bind(name, Binding(None, None, name, f" (line {line_col(st)[0]} may change it, in a construct not "
-                                                      "followed)"), is_global, local)
+                                                      "followed)"), word == "GLOBAL", local)
 
     def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
         scope = self.globals if is_global or (name not in local and name in self.globals) else local
@@ -421,13 +417,9 @@ class Values:
     # ----- expressions: each rule of urscript.lark by its method ``_value_<rule>`` (the table _RULES)
     def evaluate(self, node, local: dict):
         """The value of the expression ``node`` known before running (a float, bool, str, list, :class:`Pose` or
-        :class:`Record`); Unsupported, locating what is not."""
-        if isinstance(node, Token):
-            raise Unsupported(f"cannot evaluate {node}", node)
-        rule = _RULES.get(node.data)
-        if rule is None:
-            raise Unsupported(f"cannot evaluate this expression ({node.data})", node)
-        return rule(self, node, local)
+        :class:`Record`); Unsupported, locating what is not. (Every expression of the grammar is a tree of a rule
+        in the table.)"""
+        return _RULES[node.data](self, node, local)
 
     def condition(self, node, local: dict) -> bool:
         """A condition, evaluated: a comparison of known values, ``not``, ``and``, ``or``, a known bool. One that
@@ -516,12 +508,16 @@ class Values:
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
         for index in node.children[1:]:
-            number = self.number(index, local)
-            if not math.isfinite(number):  # (NaN, inf - inf: int() raised a ValueError traceback)
-                raise Unsupported(f"index {number:g} out of range", node)
-            i = int(number)
+            i = self._index(index, local, node)
             value = _elements(value, i, node)[i]
         return value
+
+    def _index(self, node, local: dict, where: Tree) -> int:
+        """An index: a finite number known before running, whole or cut to one (NaN, ``inf - inf``: out of range)."""
+        number = self.number(node, local)
+        if not math.isfinite(number):
+            raise Unsupported(f"index {number:g} out of range", where)
+        return int(number)
 
     def _value_member(self, node: Tree, local: dict):
         base, member = self.evaluate(node.children[0], local), str(node.children[1])
