@@ -235,12 +235,13 @@ class _Walker(Flow, Motions, Values):
         passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
+        kept = {name: not found <= direct for name, found in uses.items()}  # (once a name: linear in the uses)
         steps = []
         for step in self.steps:
             if isinstance(step, MotionRun):
                 at = step.text[:, 0].tolist()  # (a call site's literal: in _passed)
                 step = step.with_text_at_argument(np.array(
-                    [bool(name) and (at[i] not in direct if at[i] in self._passed else not uses.get(name, set()) <= direct)
+                    [bool(name) and (at[i] not in direct if at[i] in self._passed else kept.get(name, False))
                      for i, name in enumerate(step.name_of_point)], dtype=bool))
             steps.append(step)
         return steps
