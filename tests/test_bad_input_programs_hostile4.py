@@ -150,15 +150,15 @@ def test_a_line_longer_than_the_bound_is_refused_before_it_is_read(case, capsys,
     (case / name).write_text(text)
     robot = RAPID if name.endswith(".mod") else UR
     refused(case, capsys, [*robot, "--program", name, "--out", "o" + name[1:]], EXIT_INPUT,
-            f"{name}, line {line}, column 262145: the ", "line holds 1,200,0", "expected at most 262,144 a line")
+            f"{name}, line {line}, column 1048577: the ", "line holds 1,200,0", "expected at most 1,048,576 a line")
 
 
 def test_a_line_within_the_bound_is_read(case, capsys):
-    """A comment line of 256 KiB, before the program's own lines: read, and the program compensated."""
-    (case / "p.mod").write_text("!" + "x" * (2**18 - 1) + "\n" + PROGRAM)
+    """A comment line of 1 MiB (the bound), before the program's own lines: read, and the program compensated."""
+    (case / "p.mod").write_text("!" + "x" * (2**20 - 1) + "\n" + PROGRAM)
     code, _, err = run_cli(capsys, [*RAPID, "--program", "p.mod", "--out", "o.mod"])
     assert code == EXIT_OK, err
-    assert (case / "o.mod").read_text().startswith("!" + "x" * (2**18 - 1) + "\nMODULE M\n")
+    assert (case / "o.mod").read_text().startswith("!" + "x" * (2**20 - 1) + "\nMODULE M\n")
 
 
 RAPID_TASK = (f"MODULE M\nCONST robtarget p:={POINT};\nVAR num n:=0;\nPROC main()\n  MoveJ p,v500,fine,tool0;\n"

@@ -24,11 +24,11 @@ FIFO_WAIT_S = 30.0
 
 #: Most bytes a robot program or a module of its task may hold, checked before it is read.
 MAX_PROGRAM_BYTES = 256 * 2**20
-#: Most bytes one line of a robot program may hold, checked before it is read: a hundred times the longest line of
-#: the 960 real programs of the corpus (2,289 bytes); the readers' parser takes 10-25 us a token (a 1 MB line holding
-#: a list of half a million numbers took 14 s of CPU and 580 MB, 227 s on a loaded machine; a 10 MB one, minutes and
-#: gigabytes), so a line at the bound (128,000 numbers) reads in some 3 s.
-MAX_LINE_BYTES = 256 * 2**10
+#: Most bytes one line of a robot program may hold, checked before it is read: some 450 times the longest line of
+#: the 960 real programs of the corpus (2,289 bytes), room for a generator's whole array of robtargets on one line
+#: (6,000 of them are 360 KB); the readers' parser takes 10-25 us a token, so a line at the bound (half a million
+#: numbers) reads in some 15 s of CPU and 600 MB, and a 10 MB one, which would take minutes and gigabytes, is refused.
+MAX_LINE_BYTES = 2**20
 #: The most a FIFO given as an input is read before it is refused [bytes].
 MAX_FIFO_BYTES = 4 * MAX_PROGRAM_BYTES
 
@@ -143,7 +143,7 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
         longest = int(np.argmax(np.diff(ends)))
         if ends[longest + 1] - ends[longest] - 1 > MAX_LINE_BYTES:
             raise InputError(f"the {kind}'s line holds {int(ends[longest + 1] - ends[longest] - 1):,} bytes: expected "
-                             f"at most {MAX_LINE_BYTES:,} a line (256 KiB: a program's statements are short, and a "
+                             f"at most {MAX_LINE_BYTES:,} a line (1 MiB: a program's statements are short, and a "
                              "longer line takes minutes and gigabytes to read)", path=str(path), row=longest + 1,
                              column=MAX_LINE_BYTES + 1)
     lone = _LONE_CR.search(data)  # (lines ending in CR alone, one line to the reader: every line and column wrong)
