@@ -13,10 +13,15 @@ syntax of ABB's "Technical reference manual - RAPID kernel" and "RAPID Instructi
    path correction"): it moves nothing; ``EGMMoveL``/``EGMMoveC`` move, their path corrected by the sensor. The
    reader knew neither as an instruction and asked for ``--module``/``--external EGMActMove`` before naming the
    corrected motion (held-out-12, an EGM path-correction example and an RWS client's test module).
+3. A module cut off inside a block (issue and page excerpts are cut so; the URScript reader named the block left open,
+   the RAPID one only "unexpected end of file"): the innermost block open and its line are named.
 """
 
 from __future__ import annotations
 
+import pytest
+
+from thermocomp.errors import InputError
 from thermocomp.programs import read_program
 
 _TRAP = ("MODULE cam\n"
@@ -97,3 +102,24 @@ def test_an_egm_corrected_motion_is_refused_at_its_line_not_the_activation(tmp_p
     path.write_text(_EGM_PATH.format(run="        EGMMoveL egm, Offs(p10, 100, 0, 0), v10, fine, pen;\n"))
     prog = read_program(path)
     assert [(f.line, f.message.split()[0]) for f in prog.unsupported] == [(10, "EGMMoveL")]
+
+
+@pytest.mark.parametrize(("text", "line", "still_open"), [
+    # a module cut off inside its routine's IF: the innermost block is named, as URScript's readers do
+    ("MODULE M\nPROC main()\n  IF TRUE THEN\n    WaitTime 1;\n", 4, "IF (line 3) is not closed"),
+    # a routine and a loop closed by their END words do not count: the module around them is what is open
+    ("MODULE M\nPROC main()\n  FOR i FROM 1 TO 3 DO\n    WaitTime 1;\n  ENDFOR\nENDPROC\n", 6,
+     "MODULE M (line 1) is not closed"),
+    ("MODULE M\nRECORD pair\n  num a;\n", 3, "RECORD pair (line 2) is not closed"),
+    ("MODULE M\nFUNC num f()\n  WHILE TRUE DO\n", 3, "WHILE (line 3) is not closed"),
+    ("MODULE M\nTRAP t\n  TEST 1\n  CASE 1:\n    WaitTime 1;\n", 5, "TEST (line 3) is not closed"),
+])
+def test_a_module_that_ends_inside_a_block_names_the_block_and_its_line(tmp_path, text, line, still_open):
+    """The RAPID kernel's blocks (MODULE ... ENDMODULE, PROC/FUNC/TRAP ... ENDPROC/ENDFUNC/ENDTRAP, RECORD ...
+    ENDRECORD, IF/WHILE/FOR/TEST ... ENDIF/ENDWHILE/ENDFOR/ENDTEST): a file cut off inside one names it."""
+    path = tmp_path / "cut.mod"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    message = str(info.value)
+    assert info.value.row == line and "unexpected end of file" in message and message.endswith(still_open)

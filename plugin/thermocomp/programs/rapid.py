@@ -100,7 +100,16 @@ def parse_rapid_text(text: str, path: str) -> Tree:
 
     Runs of plain motion statements are ``moves`` nodes of one ``MOVES`` token each (rapid.lark).
     """
-    return parse_program(rapid_parser(), text, path, "RAPID", lambda run: re.match(_NAME, run)[0])  # type: ignore[index]
+    return parse_program(rapid_parser(), text, path, "RAPID", lambda run: re.match(_NAME, run)[0],  # type: ignore[index]
+                         _BLOCKS, _BLOCK_ENDS)
+
+
+#: The keywords that open a RAPID block (True: the block's name follows, as in ``PROC main``; a FUNC's type comes
+#: first) and those that close one: a file cut off inside one is told which (RAPID kernel, "Routine declarations",
+#: "Module declarations", and RAPID Instructions: IF, WHILE, FOR, TEST).
+_BLOCKS = {"MODULE": True, "PROC": True, "FUNC": False, "TRAP": True, "RECORD": True, "IF": False, "WHILE": False,
+           "FOR": False, "TEST": False}
+_BLOCK_ENDS = frozenset(f"END{kind}" for kind in _BLOCKS)
 
 
 def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None,
