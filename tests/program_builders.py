@@ -10,8 +10,10 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 from thermocomp import fk, load_robot, nominal_model
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import (
     invert_transform,
     matrix_from_quat_wxyz,
@@ -383,3 +385,13 @@ def urcap_like(levels: int, per_level: int, patterns: int, waypoints: int, rng) 
         out.append(f"    {top[i % per_level]}({i})")
     out += ["  end", "end", ""]
     return "\n".join(out), lines, poses
+
+
+def refusal_of(path, text: str) -> InputError:
+    """The :class:`InputError` that reading ``text``, written at ``path`` (its suffix: the language), raises."""
+    from thermocomp.programs import read_program
+
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    return info.value

@@ -20,8 +20,8 @@ syntax of ABB's "Technical reference manual - RAPID kernel" and "RAPID Instructi
 from __future__ import annotations
 
 import pytest
+from program_builders import refusal_of
 
-from thermocomp.errors import InputError
 from thermocomp.programs import read_program
 
 _TRAP = ("MODULE cam\n"
@@ -117,9 +117,5 @@ def test_an_egm_corrected_motion_is_refused_at_its_line_not_the_activation(tmp_p
 def test_a_module_that_ends_inside_a_block_names_the_block_and_its_line(tmp_path, text, line, still_open):
     """The RAPID kernel's blocks (MODULE ... ENDMODULE, PROC/FUNC/TRAP ... ENDPROC/ENDFUNC/ENDTRAP, RECORD ...
     ENDRECORD, IF/WHILE/FOR/TEST ... ENDIF/ENDWHILE/ENDFOR/ENDTEST): a file cut off inside one names it."""
-    path = tmp_path / "cut.mod"
-    path.write_text(text)
-    with pytest.raises(InputError) as info:
-        read_program(path)
-    message = str(info.value)
-    assert info.value.row == line and "unexpected end of file" in message and message.endswith(still_open)
+    refusal = refusal_of(tmp_path / "cut.mod", text)
+    assert refusal.row == line and "unexpected end of file" in str(refusal) and str(refusal).endswith(still_open)

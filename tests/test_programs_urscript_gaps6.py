@@ -5,6 +5,7 @@ from the gathered texts."""
 from __future__ import annotations
 
 import pytest
+from program_builders import refusal_of
 
 from thermocomp.errors import InputError
 from thermocomp.programs import read_program
@@ -23,12 +24,8 @@ from thermocomp.programs import read_program
     ("def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\n", 2, "'(' (line 2) is not closed"),
 ])
 def test_a_file_that_ends_inside_a_block_names_the_block_and_its_line(tmp_path, text, line, still_open):
-    path = tmp_path / "cut.script"
-    path.write_text(text)
-    with pytest.raises(InputError) as info:
-        read_program(path)
-    message = str(info.value)
-    assert info.value.row == line and "unexpected end of file" in message and message.endswith(still_open)
+    refusal = refusal_of(tmp_path / "cut.script", text)
+    assert refusal.row == line and "unexpected end of file" in str(refusal) and str(refusal).endswith(still_open)
 
 
 def test_an_unexpected_token_inside_a_block_names_no_block(tmp_path):
