@@ -107,7 +107,7 @@ def test_the_modules_are_checked_in_time_linear_in_their_number(case, monkeypatc
         (case / name).write_text("MODULE X\nENDMODULE\n")
     calls = []
     real = os.path.realpath
-    monkeypatch.setattr(read.os.path, "realpath", lambda path: calls.append(path) or real(path))
+    monkeypatch.setattr(os.path, "realpath", lambda path: calls.append(path) or real(path))
     read._check_modules("p.mod", tuple(names))
     assert len(calls) == 301
     os.link(case / "m7.mod", case / "again.mod")

@@ -219,8 +219,8 @@ def test_the_batch_checks_are_linear_in_its_size(tmp_path, monkeypatch):
     from thermocomp.io import job as job_module
 
     calls = []
-    keys = job_module._Identities._keys
-    monkeypatch.setattr(job_module._Identities, "_keys", staticmethod(lambda path: calls.append(1) or keys(path)))
+    identity = job_module.file_identity
+    monkeypatch.setattr(job_module, "file_identity", lambda path: calls.append(1) or identity(path))
     counts = {}
     for n in (100, 400):
         folder = tmp_path / str(n)

@@ -222,6 +222,16 @@ def destination(path: PathLike) -> Path:
     return Path(os.path.realpath(path.parent)) / path.name
 
 
+def file_identity(path: PathLike) -> tuple[str, tuple[int, int] | None]:
+    """What :func:`same_file` compares, for checking many files at once: ``path``'s resolved path, and its device and
+    inode (``None`` where nothing is there to stat)."""
+    try:
+        st = _stat(Path(path))
+    except OSError:  # a loop of links, a name too long: no file there to be the same (its own check names it)
+        st = None
+    return os.path.realpath(path), None if st is None else (st.st_dev, st.st_ino)
+
+
 class _Identities:
     """Files by identity, for :func:`same_file` against many at once: by resolved path and by device and inode."""
 
@@ -232,16 +242,8 @@ class _Identities:
         for role in roles:
             self.add(role)
 
-    @staticmethod
-    def _keys(path: Path) -> tuple[str, tuple[int, int] | None]:
-        try:
-            st = _stat(path)
-        except OSError:  # a loop of links, a name too long: no file there to be the same (its own check names it)
-            st = None
-        return os.path.realpath(path), None if st is None else (st.st_dev, st.st_ino)
-
     def add(self, role: _Role) -> None:
-        real, inode = self._keys(role.path)
+        real, inode = file_identity(role.path)
         self._by_path.setdefault(real, []).append(len(self._roles))
         if inode is not None:
             self._by_inode.setdefault(inode, []).append(len(self._roles))
@@ -249,7 +251,7 @@ class _Identities:
 
     def same_as(self, path: Path) -> list[_Role]:
         """The files added that are ``path`` (:func:`same_file`), in the order added."""
-        real, inode = self._keys(path)
+        real, inode = file_identity(path)
         hits = set(self._by_path.get(real, ())) | set(self._by_inode.get(inode, ()) if inode is not None else ())
         return [self._roles[k] for k in sorted(hits)]
 
@@ -666,5 +668,5 @@ def _keep(dest: Path) -> Path:
     return backup
 
 
-__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "remove_stale_temporaries", "same_file",
-           "temporary_beside"]
+__all__ = ["TEMPORARY_PREFIX", "Job", "file_identity", "interrupt_on_termination", "new_file_mode",
+           "remove_stale_temporaries", "same_file", "temporary_beside"]

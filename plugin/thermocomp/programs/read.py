@@ -7,7 +7,6 @@ or with motions that have no joints form when that form is asked for. docs/progr
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -83,28 +82,27 @@ def _depth() -> int:
 def _check_modules(program: PathLike, modules: tuple[str, ...]) -> None:
     """Refuse a ``--module`` that is no RAPID file by its extension (a CSV or a URScript was read as RAPID text and
     refused as its syntax), the program itself, or a module given twice (each was "MODULE ... is declared twice in
-    the task"), naming the option as typed. Each file's identity (:func:`~thermocomp.io.job.same_file`'s: its real
-    path, its device and inode) is taken once: linear in the modules."""
-    def identity(path: PathLike) -> list[object]:
-        try:
-            st = os.stat(path)
-        except OSError:  # (not there, a loop of links: its reading names it)
-            return [os.path.realpath(path)]
-        return [os.path.realpath(path), (st.st_dev, st.st_ino)]
+    the task"), naming the option as typed. Each file's identity (:func:`~thermocomp.io.job.file_identity`) is taken
+    once: linear in the modules."""
+    from thermocomp.io.job import file_identity
 
-    given = dict.fromkeys(identity(program), f"--program {program}")
+    def keys(path: PathLike) -> list[object]:
+        return [key for key in file_identity(path) if key is not None]
+
+    program_label = f"--program {program}"
+    given = dict.fromkeys(keys(program), program_label)
     for module in modules:
         if Path(module).suffix.lower() not in RAPID_SUFFIXES:
             raise InputError(f"--module: expected a RAPID module ending in {', '.join(RAPID_SUFFIXES)}, got "
                              f"{Path(module).name!r}", path=str(module))
-        keys = identity(module)
-        earlier = next((given[key] for key in keys if key in given), None)
-        if earlier is not None and earlier.startswith("--program"):
+        found = keys(module)
+        earlier = next((given[key] for key in found if key in given), None)
+        if earlier == program_label:
             raise ConfigurationError(f"--module {module}: the program itself ({earlier}); a module of the task is "
                                      "another of its files")
         if earlier is not None:
             raise ConfigurationError(f"--module {module}: the same file as {earlier}; give each module once")
-        given.update(dict.fromkeys(keys, f"--module {module}"))
+        given.update(dict.fromkeys(found, f"--module {module}"))
 
 
 def _check_external_named(prog: RobotProgram, external: tuple[str, ...]) -> None:
