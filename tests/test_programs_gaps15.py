@@ -11,6 +11,9 @@ gathered texts.
    note: what the routine changes (the task's data it assigns, the data passed to its ``INOUT``/``VAR``/``PERS``
    parameters) is known only while running from the call on, so a motion that reads it is refused naming it and
    the call's line; a routine that moves the robot is still refused when its arguments are not known.
+2. A compact IF ("Compact IF": ``IF condition statement;``, one statement, no ``THEN``) is an IF: a datum one of
+   its paths gives a value was refused "inside the COMPACT at line N" (the grammar's rule name), now "inside the
+   IF at line N", as for the IF ... THEN ... ENDIF form.
 """
 
 from __future__ import annotations
@@ -100,3 +103,22 @@ def test_a_routine_that_moves_is_still_refused_when_its_argument_is_known_only_w
     assert list(found) == [lines.index("    Shift StrLen(received);") + 1]
     assert "received is changed at run time" in found[lines.index("    Shift StrLen(received);") + 1]
     assert not any("passed over" in n.message for n in prog.notes)
+
+
+@pytest.mark.parametrize("assign", ["IF reg1 = 2 p := Offs(p0, 0, 0, 50);",
+                                    "IF reg1 = 2 THEN\n      p := Offs(p0, 0, 0, 50);\n    ENDIF"],
+                         ids=["compact-if", "if-then"])
+def test_a_datum_a_compact_if_may_change_is_refused_naming_the_if(tmp_path, assign):
+    """``IF reg1 = 2 p := ...;`` on one path: the motion to ``p`` after it is refused naming the IF and its line,
+    the compact form as the ``IF ... THEN ... ENDIF`` one."""
+    text = ("MODULE cell\n"
+            "  CONST robtarget p0 := [[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+            "  VAR num reg1 := 0;\n"
+            "  PROC main()\n    VAR robtarget p;\n    p := p0;\n"
+            "    TPReadFK reg1, \"Which?\", \"one\", \"two\", stEmpty, stEmpty, stEmpty;\n"
+            f"    {assign}\n    MoveL p, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(text)
+    found = [f.message for f in read_program(path).unsupported]
+    assert len(found) == 1 and "p is changed at run time: line " in found[0], found
+    assert "inside the IF at line 8," in found[0], found
