@@ -197,6 +197,7 @@ class _Walker(Flow, Motions, Values):
             if moves:
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
+        self.note_found_nowhere()
         per_pass = self.check_per_pass()
         # each point's text where it is written; calls that clash left as written (a per-pass text is a table, one
         # entry a run: never a clash); a call site's pose stands in _passed at its offset
