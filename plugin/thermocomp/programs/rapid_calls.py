@@ -471,15 +471,24 @@ class _Calls:
         return key not in _KNOWN and key not in self.procs and key not in self.funcs \
             and ("proc", key) not in self.foreign_local
 
-    def note_found_nowhere(self, trees: tuple[Tree, ...]) -> None:
-        """One note for each routine found nowhere that the task's files (``trees``, the program's first) call, or
-        a late-bound call ran: its name, its first call, how many calls, and what its calls' being passed over assumes
-        (:meth:`run_call`)."""
+    def note_found_nowhere(self) -> None:
+        """One note for each routine found nowhere that the routines a cycle may run call (those run, and what they
+        call, evaluate or connect), or a late-bound call ran: its name, its first call, how many calls, and what its
+        calls' being passed over assumes (:meth:`run_call`)."""
+        named = {self._routine_name(r).lower(): r for r in self.routines}
         sites: dict[str, list[tuple[int, Tree]]] = {}
-        for file, tree in enumerate(trees):
-            for call in tree.find_data("call"):
+        reached, todo = set(), list(self.visited)
+        while todo:  # (each routine once: linear in the task)
+            key = todo.pop()
+            routine = None if key in reached else (named.get(key) or self.procs.get(key) or self.funcs.get(key)
+                                                   or self.traps.get(key))
+            reached.add(key)
+            if routine is None:
+                continue
+            todo += self.summary(routine).calls
+            for call in routine.find_data("call"):
                 if isinstance(call.children[0], Token) and self.found_nowhere(str(call.children[0]).lower()):
-                    sites.setdefault(str(call.children[0]).lower(), []).append((file, call))
+                    sites.setdefault(str(call.children[0]).lower(), []).append((self.routine_file(routine), call))
         for key, site in self._late_nowhere.items():
             sites.setdefault(key, [site])
         firsts = sorted((min((f, *_location(c), c) for f, c in found), len(found)) for found in sites.values())

@@ -141,7 +141,7 @@ class _Flow(_Calls):
             for note in notes:
                 self.note_once(note)
         unrun = self.note_unvisited()
-        self.note_found_nowhere((tree, *(m.tree for m in self.task.modules)))
+        self.note_found_nowhere()
         steps = tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
                                    self.unsupported, self.notes, self.per_pass))  # (calls that clash left as written)
         call_sites = calls.call_site_extra(self.notes, steps, lambda run: np.stack([  # (a call site's target: at its
