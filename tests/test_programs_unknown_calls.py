@@ -188,3 +188,51 @@ def test_urscript_a_function_of_the_file_that_calls_one_found_nowhere_is_passed_
     prog = read_program(path)
     assert prog.unsupported == () and [m.line for m in prog.motions] == [7, 10]
     assert [n.line for n in _notes_of(prog, "rq_close")] == [3]
+
+
+def _compensate(tmp_path, capsys, program, robot: str, *extra: str) -> tuple[int, str]:
+    out = tmp_path / f"out{program.suffix}"
+    code = main(["compensate", "--robot", robot, "--deformation", "deformations/exaggerated.csv", "--program",
+                 str(program), "--out", str(out), "--no-progress", *extra])
+    captured = capsys.readouterr()
+    assert out.exists() == (code == 0)
+    return code, captured.out + captured.err
+
+
+@pytest.mark.parametrize("call", ["ExecJob;", '%"Blend"%;'])
+def test_rapid_a_cycle_that_runs_no_motion_but_calls_a_routine_found_nowhere_is_refused_naming_it(tmp_path, capsys,
+                                                                                                   call):
+    """A ``main`` of no motion whose own statements call a routine found nowhere (a job dispatcher, a module loaded
+    while running): that call is what the cycle does, so the assumption that it moves nothing leaves nothing to
+    decide: refused naming it and its line, nothing written. With a motion of its own, the call is passed over."""
+    program = tmp_path / "jobs.mod"
+    program.write_text(f"MODULE jobs\n    PROC main()\n        TPWrite \"start\";\n        {call}\n    ENDPROC\nENDMODULE\n")
+    code, text = _compensate(tmp_path, capsys, program, "irb140")
+    name = "ExecJob" if call == "ExecJob;" else "Blend"
+    assert code == 1 and f"{program}, line 4, column 9: no motion to compensate was found: main runs none" in text
+    assert f"it calls {name} (line 4)" in text and "--module FILE" in text
+
+
+def test_rapid_a_cycle_of_no_motion_whose_library_calls_a_routine_found_nowhere_is_written_back(tmp_path, capsys):
+    """A gripper task: ``main`` calls a routine of a module given, which logs through a routine found nowhere: the
+    task moves nothing; it is written back as it is, the note naming the logging routine."""
+    lib = tmp_path / "hand.sys"
+    lib.write_text("MODULE hand(SYSMODULE)\n    PROC Grip()\n        SetDO doGrip, 1;\n        EventLog 2;\n"
+                   "    ENDPROC\nENDMODULE\n")
+    program = tmp_path / "grip.mod"
+    program.write_text("MODULE grip\n    PROC main()\n        Grip;\n    ENDPROC\nENDMODULE\n")
+    code, text = _compensate(tmp_path, capsys, program, "irb140", "--module", str(lib))
+    assert code == 0 and "no motion found" in text and f"{lib}:4:9: EventLog is a routine found in no module" in text
+
+
+def test_urscript_a_script_that_runs_no_motion_but_calls_a_function_found_nowhere_is_refused(tmp_path, capsys):
+    """A fragment of a URCap's program (``rq_vacuum_grip(...)`` at its top level, no motion): refused naming the
+    call; the same call inside a function of the script the top level calls is passed over (a gripper script)."""
+    program = tmp_path / "grip.script"
+    program.write_text('textmsg("in")\nrq_vacuum_grip(maximum_vacuum=60)\ntextmsg("out")\n')
+    code, text = _compensate(tmp_path, capsys, program, "ur5")
+    assert code == 1 and f"{program}, line 2, column 1: no motion to compensate was found" in text
+    assert "rq_vacuum_grip (line 2)" in text
+    program.write_text('def grip():\n  rq_vacuum_grip(maximum_vacuum=60)\nend\ngrip()\n')
+    code, text = _compensate(tmp_path, capsys, program, "ur5")
+    assert code == 0 and "no motion found" in text

@@ -471,10 +471,12 @@ class _Calls:
         return key not in _KNOWN and key not in self.procs and key not in self.funcs \
             and ("proc", key) not in self.foreign_local
 
-    def note_found_nowhere(self) -> None:
+    def note_found_nowhere(self, entry: list[Tree]) -> tuple[tuple[str, int, int, int], ...]:
         """One note for each routine found nowhere that the routines a cycle may run call (those run, and what they
         call, evaluate or connect), or a late-bound call ran: its name, its first call, how many calls, and what its
-        calls' being passed over assumes (:meth:`run_call`)."""
+        calls' being passed over assumes (:meth:`run_call`). Returns ``(name, file, line, column)`` of each such
+        call the ``entry`` routines make themselves, in order (``RobotProgram.extra["nowhere"]``: a cycle that runs
+        no motion is refused naming them, :func:`.read.read_checked`)."""
         named = {self._routine_name(r).lower(): r for r in self.routines}
         sites: dict[str, list[tuple[int, Tree]]] = {}
         reached, todo = set(), list(self.visited)
@@ -491,6 +493,9 @@ class _Calls:
                     sites.setdefault(str(call.children[0]).lower(), []).append((self.routine_file(routine), call))
         for key, site in self._late_nowhere.items():
             sites.setdefault(key, [site])
+        spans = [(self.routine_file(r), r.meta.start_pos, r.meta.end_pos) for r in entry]
+        own = sorted((f, *_location(c), str(c.children[0])) for found in sites.values() for f, c in found
+                     if any(f == file and a <= c.meta.start_pos < b for file, a, b in spans))
         firsts = sorted((min((f, *_location(c), c) for f, c in found), len(found)) for found in sites.values())
         for (file, _, _, first), count in firsts:
             name, where = str(first.children[0]), self._at(first, self._files[file][0])
@@ -499,6 +504,7 @@ class _Calls:
                 "are passed over, assuming it moves nothing and changes nothing but the data passed to it (a motion "
                 "that reads those after a call is refused); their time is not in the time estimate (give its module "
                 "with --module FILE to have it followed)", *_location(first), file))
+        return tuple((name, file, line, column) for file, line, column, name in own)
 
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``, default ``main``); without a ``main``, or with an empty one (RobotStudio's

@@ -161,6 +161,15 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                           f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
         raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
                          f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
+    if not len(prog.columns.run.text) and prog.extra.get("nowhere"):  # (a call passed over is what the cycle does)
+        found = prog.extra["nowhere"]
+        names = ", ".join(dict.fromkeys(f"{name} (line {line})" for name, _, line, _ in found))
+        where = ("give its module with --module FILE" if prog.language == "rapid" else
+                 "the script with the preamble that defines it is the one to compensate")
+        raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry)} runs none of the files "
+                         f"given, and it calls {names}, found in none of them: the cycle's motions, if any, are "
+                         f"there, not followed ({where})", path=prog.files[found[0][1]][0], row=found[0][2],
+                         column=found[0][3])
     if popts.output == "joints":
         check_joints_form(prog)
     passes.check_form(prog, popts.output, popts.indexed_minutes is not None)
