@@ -5,7 +5,7 @@ compensate --program``: it declares and checks the files (:func:`thermocomp.app.
 program (:func:`~thermocomp.programs.read.read_checked`), finds the nominal configuration of every point
 (:mod:`~thermocomp.programs.compensate`), estimates when each motion runs (:mod:`~thermocomp.programs.timing`),
 compensates the points with the core (:func:`thermocomp.compensation.compensate`), writes the program
-(:mod:`~thermocomp.programs.compensate`, :mod:`~thermocomp.programs.indexed`), checks it
+(:mod:`~thermocomp.programs.compensate`, :mod:`~thermocomp.programs.passes`), checks it
 (:mod:`~thermocomp.programs.feasibility`) and reports. Every output is written all or none. docs/programs.md.
 """
 
@@ -49,6 +49,7 @@ from thermocomp.programs.compensate import (
     rounding_bound,
     solve,
     timed_targets,
+    write_indexed,
     write_snapshot,
 )
 from thermocomp.programs.feasibility import MotionRow
@@ -431,9 +432,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                                                           tcp=(R_tcp, p_tcp))
     phases.end("checks", len(run.instruction), then="writing")
     if popts.indexed_minutes is not None:
-        from thermocomp.programs import indexed
-
-        written = indexed.write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
+        written = write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
                                         popts.output, tcp=(R_tcp, p_tcp))
     else:
         written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,

@@ -2,9 +2,9 @@
 
 A program as read becomes arrays of its points' targets and nominal configurations (:func:`point_poses`,
 :func:`nominal_configurations`), the core's targets at the time form's minutes (:func:`timed_targets`), their
-compensation (:func:`solve`) and the program written for one minute (:func:`write_snapshot`; the time-indexed form:
-:mod:`~thermocomp.programs.indexed`). The job around these steps is :func:`thermocomp.app.program.compensate_program`.
-docs/programs.md.
+compensation (:func:`solve`) and the program written for one minute (:func:`write_snapshot`) or picking its
+minute's corrections from the controller's clock (:func:`write_indexed`). The job around these steps is
+:func:`thermocomp.app.program.compensate_program`. docs/programs.md.
 """
 
 from __future__ import annotations
@@ -361,20 +361,58 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if kept:  # (a target kept as written has no confdata written either)
             left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
-        tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []
-        for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
-            for i in idx.tolist():
-                values[i] = None
+        tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []  # (values: lookups)
         point_edits = place_texts(task, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
                                   "--program-output joints writes their joints at the motion, which every call runs "
                                   "(a declared target cannot hold joints), and they need different joints there: use "
                                   "--program-output filtered")
         edits = w.Edits.of(point_edits + tables)
-        n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
+        n_changed = len({(e.start, e.end) for e in point_edits})
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, n_changed, rounding, notes, modules)
+
+
+def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: FloatArray, minutes: FloatArray,
+                  status: np.ndarray, output: str, tcp: tuple[FloatArray, FloatArray]) -> Written:
+    """The time-indexed program: every changed target replaced by a lookup in its table of ``len(minutes)``
+    corrections, picked from the controller's clock (:func:`.passes.clock_tables`, :func:`.passes.clock_edits`;
+    docs/programs.md, "Time: when each motion runs"). The lookup is written as the snapshot writes a text.
+
+    Parameters
+    ----------
+    q_grid
+        Corrected joints [rad] per grid minute and point, ``(K, m, n)``.
+    minutes
+        The grid [min], ``(K,)``, evenly spaced from 0.
+    status
+        Per point, ``(m,)``: failed points keep their text.
+    output
+        ``"filtered"`` or ``"joints"``.
+    tcp
+        The nominal robot's TCP poses at ``q_grid`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)``
+        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
+    """
+    if output == "joints" and np.any(prog.columns.run.kind == _KIND_CODE[CIRCULAR]):
+        raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
+                         "--program-output filtered", path=prog.path)
+    K, m, _ = q_grid.shape
+    ok, joint_text, jw, pw, versions = new_texts(chain, prog, poses, q_grid, status, output, tcp, {})
+    written = np.concatenate([jw, pw])
+    values: list[str | None] = [None] * m
+    declarations = passes.clock_tables(prog, written, joint_text, [texts for texts, _, _ in versions], values)
+    call_site = prog.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
+    share_texts(prog, values, np.zeros(m, dtype=bool), lambda at: (None, None))
+    edits = place_texts(prog, values, [v is not None and i not in call_site for i, v in enumerate(values)],
+                        "--time-indexed writes their tables' lookups at the motion, which every call runs (a "
+                        "declaration holds one value), and they need different tables there: compensate for one "
+                        "minute instead (--at-minute or --timed)", inline=True)
+    if declarations:
+        edits += passes.clock_edits(prog, declarations, K, float(minutes[1] - minutes[0]) if K > 1 else 1.0)
+    data, _ = apply_form(prog, w.Edits.of(edits), 0, output, ok, poses.is_joint, None)
+    rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
+    return Written(data, len(written), (float(rounding[0]), float(rounding[1])))
 
 
 def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,

@@ -6,7 +6,8 @@ pass, but its text is one. The readers give each pass's motion as a motion of it
 ``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
 corrected targets in the order one cycle runs them, indexed by a counter advanced in a statement before the motion
 (:func:`table_edits`: a motion run again after a stop does not advance it twice; moving the program pointer to
-main resets it). docs/programs.md, "Targets that differ from pass to pass".
+main resets it). docs/programs.md, "Targets that differ from pass to pass". A time-indexed program's tables are
+written alike, one entry a minute of its grid, indexed by the controller's clock (:func:`clock_tables`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from thermocomp.errors import InputError
 from thermocomp.kinematics.ik import Status
@@ -226,32 +229,35 @@ def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
 
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
                 is_joint: np.ndarray) -> list[w.Edit]:
-    """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
-    with no value for some run keeps its text), and the declarations and counters they need."""
-    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
+    """Write the per-pass texts ``found`` as tables of ``values`` (each point's new text): each run's value becomes
+    its table's lookup (``None``, left as written, where a run of the text has no value); the edits declaring the
+    tables and advancing their counters."""
+    rapid, run = prog.language == "rapid", prog.columns.run
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
     declarations: list[str] = []
     edits: list[w.Edit] = []
     counters: dict[tuple[int, int], str] = {}  # a motion statement's span: its counter
-    for number, (key, idx) in enumerate(sorted(found.items()), start=1):
-        entries = [values[i] for i in idx.tolist()]
-        if any(v is None for v in entries):
-            continue
-        statement = run.statement[motion_of_point[idx[0]]]
-        if not rapid and bool(is_joint[idx[0]]):
-            raise InputError("a joint target that differs from pass to pass is not written as a table in URScript",
-                             path=prog.path, row=int(statement[2]))
-        s_key = (int(statement[0]), int(statement[1]))
-        if s_key not in counters:
-            counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
-            declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
-            edits.append(_advance(prog, s_key[0], counter, len(idx)))
-        counter = counters[s_key]
-        name = _free_name(text, f"{table_name}{number}", rapid)
-        declarations.append(w.rapid_table(name, bool(is_joint[idx[0]]), entries, prog.newline) if rapid
-                            else f"global {name} = [{', '.join(entries)}]")
-        edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}" if rapid else f"{name}[{counter}]"))
+    for number, key in enumerate(sorted(found), start=1):
+        idx = found[key]
+        points = idx.tolist()
+        entries = [values[i] for i in points]
+        lookup = None
+        if None not in entries:
+            statement = run.statement[motion_of_point[idx[0]]]
+            if not rapid and bool(is_joint[idx[0]]):
+                raise InputError("a joint target that differs from pass to pass is not written as a table in "
+                                 "URScript", path=prog.path, row=int(statement[2]))
+            s_key = (int(statement[0]), int(statement[1]))
+            if s_key not in counters:
+                counters[s_key] = counter = _free_name(prog.text, f"{counter_name}{len(counters) + 1}", rapid)
+                declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
+                edits.append(_advance(prog, s_key[0], counter, len(idx)))
+            name = _free_name(prog.text, f"{table_name}{number}", rapid)
+            declarations.append(w.table_declaration(prog, name, bool(is_joint[idx[0]]), entries, ", "))
+            lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
+        for i in points:
+            values[i] = lookup
     if not declarations:
         return []
     note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
@@ -259,6 +265,89 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the counters)."
                ] if rapid else [f"# {note}"]
     return [*edits, w.declarations_edit(prog, heading + declarations)]
+
+
+def clock_tables(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],
+                 values: list[str | None]) -> list[str]:
+    """The declarations of a time-indexed program's tables: each point of ``written`` gets the table of its texts in
+    ``versions`` (one array a minute of the grid; points with the same texts share one) and reads the entry of the
+    clock's minute (its ``values``); ``joint`` ``(m,)``: the points written as joints."""
+    rapid = prog.language == "rapid"
+    # each version's texts of the points written (URScript: the numbers alone, without their brackets)
+    entries = [(texts if rapid else pc.replace_substring_regex(texts, r"^p?\[|\]$", "")).to_pylist() for texts in versions]
+    names: dict[tuple[str, ...], str] = {}  # a table's entries -> its name
+    declarations = []
+    for i, texts in sorted(zip(written.tolist(), zip(*entries))):
+        kind = bool(joint[i])
+        if texts not in names:
+            prefix = f"tc{'J' if kind else 'R'}" if rapid else f"tc_{'q' if kind else 'p'}"
+            names[texts] = name = f"{prefix}{len(names) + 1}"
+            declarations.append(w.table_declaration(prog, name, kind, texts, "," + prog.newline + "    "))
+        values[i] = f"{names[texts]}{{tcIdx()}}" if rapid else f"tc_{'joints' if kind else 'pose'}({names[texts]})"
+    return declarations
+
+
+def clock_edits(prog: RobotProgram, declarations: list[str], K: int, step: float) -> list[w.Edit]:
+    """The edits declaring a time-indexed program's clock, its index function (RAPID: before ``ENDMODULE``) and its
+    tables' ``declarations`` (``K`` entries each, one every ``step`` minutes)."""
+    step_text = repr(float(step))
+    heading = f"thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md)."
+    if prog.language == "rapid":
+        data = w.declarations_edit(prog, [
+            f"  ! {heading}",
+            "  ! Start with the robot cold (program pointer to main); a warm robot: set tcOffsetMin to its minutes.",
+            "  LOCAL VAR clock tcClock;",
+            "  LOCAL VAR bool tcStarted := FALSE;",
+            "  PERS num tcOffsetMin := 0;",
+            f"  LOCAL CONST num tcStepMin := {step_text};",
+            *declarations,
+        ])
+        func = prog.newline.join([
+            "  LOCAL FUNC num tcIdx()",
+            "    VAR num k;",
+            "    IF NOT tcStarted THEN",
+            "      ClkReset tcClock;",
+            "      ClkStart tcClock;",
+            "      tcStarted := TRUE;",
+            "    ENDIF",
+            "    k := Round((ClkRead(tcClock) / 60 + tcOffsetMin) / tcStepMin) + 1;",
+            f"    IF k > {K} k := {K};",
+            "    IF k < 1 k := 1;",
+            "    RETURN k;",
+            "  ENDFUNC",
+        ]) + prog.newline
+        end = list(re.finditer(r"\bENDMODULE\b", prog.text, flags=re.IGNORECASE))[-1]  # (the grammar's last word)
+        line_start = prog.text.rfind("\n", 0, end.start()) + 1
+        return [data, w.Edit(line_start, line_start, func)]
+    return [w.declarations_edit(prog, [
+        f"# {heading}",
+        "# Start with the robot cold; a warm robot: set tc_offset_min to its minutes.",
+        "global tc_elapsed_s = 0.0",
+        "global tc_offset_min = 0.0",
+        *declarations,
+        "thread tc_clock_thread():",
+        "  while (True):",
+        "    tc_elapsed_s = tc_elapsed_s + get_steptime()",
+        "    sync()",
+        "  end",
+        "end",
+        "def tc_k():",
+        f"  k = floor((tc_elapsed_s / 60 + tc_offset_min) / {step_text} + 0.5)",
+        f"  if k > {K - 1}:",
+        f"    k = {K - 1}",
+        "  end",
+        "  return k",
+        "end",
+        "def tc_pose(a):",
+        "  k = 6 * tc_k()",
+        "  return p[a[k], a[k + 1], a[k + 2], a[k + 3], a[k + 4], a[k + 5]]",
+        "end",
+        "def tc_joints(a):",
+        "  k = 6 * tc_k()",
+        "  return [a[k], a[k + 1], a[k + 2], a[k + 3], a[k + 4], a[k + 5]]",
+        "end",
+        "run tc_clock_thread()",
+    ])]
 
 
 def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
@@ -289,5 +378,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "settle", "table_edits", "take", "take_calls",
-           "unwritten_notes"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
+           "table_edits", "take", "take_calls", "unwritten_notes"]
