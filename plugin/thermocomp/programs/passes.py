@@ -25,23 +25,24 @@ from thermocomp.errors import InputError
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs import calls
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import Finding, MotionRun, RobotProgram
+from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram
 
 #: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
 #: bound); beyond it the reader refuses the motion naming its line and this bound.
 MAX_PASSES = 10_000
 
 
-def take(steps: list, per_pass: dict, loop: object) -> bool:
+def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
-    that differ from pass to pass, where each is an inline target or an expression at its motion. False, and
-    nothing recorded, when one is a declaration's (its text is one value)."""
+    that differ from pass to pass, where each is an inline target or an expression at its motion. Else (one is a
+    declaration's: its text is one value) nothing is recorded and the first motion whose text an earlier pass
+    needed with another target is returned: one text cannot serve every pass."""
     differing = calls.differing_texts(steps)
     if not all(np.array_equal(run.text[i], run.argument[i]) for run, i in differing.values()):
-        return False
+        return calls._motion_of_point(*next(iter(differing.values())))
     for key in differing:
         per_pass.setdefault(key, loop)
-    return True
+    return None
 
 
 @dataclass(frozen=True, eq=False)
