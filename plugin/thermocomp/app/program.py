@@ -49,8 +49,7 @@ from thermocomp.programs.compensate import (
     rounding_bound,
     solve,
     timed_targets,
-    write_indexed,
-    write_snapshot,
+    write_program,
 )
 from thermocomp.programs.feasibility import MotionRow
 from thermocomp.programs.model import tcp_poses
@@ -431,12 +430,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                                                           solved.status, linear_form=popts.output == "filtered",
                                                           tcp=(R_tcp, p_tcp))
     phases.end("checks", len(run.instruction), then="writing")
-    if popts.indexed_minutes is not None:
-        written = write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
-                                        popts.output, tcp=(R_tcp, p_tcp))
-    else:
-        written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
-                                 tcp=(R_tcp[0], p_tcp[0]))
+    written = write_program(chain, prog, poses, solved.q_checked, solved.status, popts.output, tcp=(R_tcp, p_tcp),
+                            minutes=solved.minutes if popts.indexed_minutes is not None else None)
     rep.notes = list(dict.fromkeys(rep.notes + written.notes))
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
