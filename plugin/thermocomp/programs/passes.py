@@ -217,11 +217,10 @@ def unwritten_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray]
 def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
     the first such motion's line."""
-    keys = prog.extra.get("per_pass") or frozenset()
-    if not keys or (output == "filtered" and not indexed):
+    found = groups(prog) if output == "joints" or indexed else {}
+    if not found:
         return
-    run = prog.columns.run
-    row = int(run.argument[next(i for i, key in enumerate(map(tuple, run.text[:, :2].tolist())) if key in keys), 2])
+    row = int(prog.columns.run.argument[min(int(idx[0]) for idx in found.values()), 2])
     form = "--time-indexed" if indexed else "--program-output joints"
     raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: it "
                      f"is written as a table of corrected targets, which {form} does not write (use --program-output "
