@@ -333,7 +333,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     ``minutes``, by a lookup in its table of one correction a minute, picked from the controller's clock (a
     time-indexed program: :func:`.passes.clock_tables`, :func:`.passes.clock_edits`). Motions or targets in the
     task's other modules are written there (:attr:`Written.modules`); the notes: :func:`confdata_notes`,
-    :func:`.passes.unwritten_notes`.
+    :func:`.passes.table_edits`.
 
     Parameters
     ----------
@@ -389,11 +389,10 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                                        if len(minutes) > 1 else 1.0) if declarations else []
         share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
             task, at, *_in_frames(chain, cols, at, tcp[0][0][at], tcp[1][0][at])))
-        kept = passes.unwritten_notes(task, tabled, values, status) if tabled else []
+        tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
         if kept:  # (a target kept as written has no confdata written either)
             left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
-        tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []  # (values: lookups)
         point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
         edits = w.Edits.of(point_edits + tables + extra)
         n_changed = len(written) if minutes is not None else len({(e.start, e.end) for e in point_edits})

@@ -181,39 +181,6 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def unwritten_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
-                    status: np.ndarray) -> list[str]:
-    """The notes on the per-pass texts ``found`` (:func:`groups`) whose table is not written (a pass with no value
-    in ``values``: a table is written whole or not at all). A note for each whose passes were compensated only in
-    part (``status`` ``(m,)``: the failed ones are listed as failures, the others left as written too); then each
-    declared target such a table reads is kept as written (``values[j] = None``), with a note: :func:`drop_tabled`
-    let its declaration be rewritten for the table's sake, and the text left as written would move by it."""
-    run, text = prog.columns.run, prog.text
-    converged = np.asarray(status) == Status.CONVERGED
-    notes = []
-    for idx in found.values():
-        failed = int(np.count_nonzero(~converged[idx]))
-        if 0 < failed < idx.size:
-            notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
-                         f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
-                         "its table is not written, every pass is left as written")
-    unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
-    flags = re.IGNORECASE if prog.language == "rapid" else 0
-    names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
-    tabled = {i for idx in found.values() for i in idx.tolist()}
-    for key in unwritten:
-        line = text.count("\n", 0, key[0]) + 1
-        for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
-            for j, n in enumerate(run.name_of_point):
-                if values[j] is not None and j not in tabled and (n.lower() == name.lower() if flags else n == name) \
-                        and run.text[j, 0] != run.argument[j, 0]:
-                    values[j] = None
-                    notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
-                                 f"({name}) is left as written: the table of passes at line {line} that reads it is "
-                                 "not written")
-    return list(dict.fromkeys(notes))
-
-
 def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
     the first such motion's line."""
@@ -228,11 +195,38 @@ def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
 
 
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
-                is_joint: np.ndarray) -> list[w.Edit]:
-    """Write the per-pass texts ``found`` as tables of ``values`` (each point's new text): each run's value becomes
-    its table's lookup (``None``, left as written, where a run of the text has no value); the edits declaring the
-    tables and advancing their counters."""
-    rapid, run = prog.language == "rapid", prog.columns.run
+                is_joint: np.ndarray, status: np.ndarray) -> tuple[list[w.Edit], list[str]]:
+    """Write the per-pass texts ``found`` (:func:`groups`) as tables of ``values`` (each point's new text): each run's
+    value becomes its table's lookup. A table is written whole or not at all: a text with a run without a value is
+    left as written (``None``), with a note where its passes were compensated only in part (``status`` ``(m,)``: the
+    failed ones are listed as failures), and so is each declared target it reads, with a note (:func:`drop_tabled`
+    let its declaration be rewritten for the table's sake, and the text left as written would move by it).
+
+    Returns the edits declaring the tables and advancing their counters, and the notes.
+    """
+    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
+    converged = np.asarray(status) == Status.CONVERGED
+    unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
+    notes = []
+    for idx in (found[key] for key in unwritten):
+        failed = int(np.count_nonzero(~converged[idx]))
+        if 0 < failed < idx.size:
+            notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
+                         f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
+                         "its table is not written, every pass is left as written")
+    flags = re.IGNORECASE if rapid else 0
+    names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
+    tabled = {i for idx in found.values() for i in idx.tolist()}
+    for key in unwritten:
+        line = text.count("\n", 0, key[0]) + 1
+        for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
+            for j, n in enumerate(run.name_of_point):
+                if values[j] is not None and j not in tabled and (n.lower() == name.lower() if flags else n == name) \
+                        and run.text[j, 0] != run.argument[j, 0]:
+                    values[j] = None
+                    notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
+                                 f"({name}) is left as written: the table of passes at line {line} that reads it is "
+                                 "not written")
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
     declarations: list[str] = []
@@ -240,31 +234,31 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     counters: dict[tuple[int, int], str] = {}  # a motion statement's span: its counter
     for number, key in enumerate(sorted(found), start=1):
         idx = found[key]
-        points = idx.tolist()
-        entries = [values[i] for i in points]
         lookup = None
-        if None not in entries:
+        if key not in unwritten:
             statement = run.statement[motion_of_point[idx[0]]]
             if not rapid and bool(is_joint[idx[0]]):
                 raise InputError("a joint target that differs from pass to pass is not written as a table in "
                                  "URScript", path=prog.path, row=int(statement[2]))
             s_key = (int(statement[0]), int(statement[1]))
             if s_key not in counters:
-                counters[s_key] = counter = _free_name(prog.text, f"{counter_name}{len(counters) + 1}", rapid)
+                counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
                 declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
                 edits.append(_advance(prog, s_key[0], counter, len(idx)))
-            name = _free_name(prog.text, f"{table_name}{number}", rapid)
-            declarations.append(w.table_declaration(prog, name, bool(is_joint[idx[0]]), entries, ", "))
+            name = _free_name(text, f"{table_name}{number}", rapid)
+            declarations.append(w.table_declaration(prog, name, bool(is_joint[idx[0]]),
+                                                    [values[i] for i in idx.tolist()], ", "))
             lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
-        for i in points:
+        for i in idx.tolist():
             values[i] = lookup
+    notes = list(dict.fromkeys(notes))
     if not declarations:
-        return []
+        return [], notes
     note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
             "targets walked by a pass counter (docs/programs.md).")
     heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the counters)."
                ] if rapid else [f"# {note}"]
-    return [*edits, w.declarations_edit(prog, heading + declarations)]
+    return [*edits, w.declarations_edit(prog, heading + declarations)], notes
 
 
 def clock_tables(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],
@@ -379,4 +373,4 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
 
 
 __all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
-           "table_edits", "take", "take_calls", "unwritten_notes"]
+           "table_edits", "take", "take_calls"]
