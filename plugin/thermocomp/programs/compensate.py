@@ -474,14 +474,11 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
                 at.setdefault(span if shared else arguments[i][:2], values[i])
     for text, argument, value in zip(texts, arguments, values):
         if at.get(argument[:2], at.get(text[:2])) != value:
-            raise _run_twice(argument, prog.path)
+            raise InputError(f"the motion target at line {argument.line}, column {argument.column} is run more than "
+                             "once with different corrections (a routine called at different minutes, or with "
+                             "different tools or work objects); one text cannot hold them", path=prog.path,
+                             row=argument.line)
     return [w.Edit(start, end, new) for (start, end), new in at.items()]
-
-
-def _run_twice(span: Span, path: str) -> InputError:
-    return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
-                      "with different corrections (a routine called at different minutes, or with different tools "
-                      "or work objects); one text cannot hold them", path=path, row=span.line)
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
