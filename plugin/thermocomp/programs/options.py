@@ -35,7 +35,7 @@ class ProgramOptions:
         print).
     indexed_minutes
         Time-indexed program: corrections for each of these minutes [min], picked from the controller's clock while
-        it runs (:mod:`~thermocomp.programs.indexed`).
+        it runs (:func:`~thermocomp.programs.compensate.write_program`).
     timing
         Cycles, duration, measured cycle time.
     unsupported
