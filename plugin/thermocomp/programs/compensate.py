@@ -482,7 +482,7 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
-               texts: tuple[np.ndarray, pa.StringArray] | None) -> tuple[bytes, int]:
+               texts: tuple[np.ndarray, pa.StringArray]) -> tuple[bytes, int]:
     """The program's bytes with the points' ``edits`` in the ``output`` form, and how many texts they change.
 
     The joints form: each Cartesian motion whose points all converged (``ok`` ``(m,)``) renamed ``MoveAbsJ`` /
@@ -490,7 +490,7 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
     from its points' ``texts`` (``(points written, their texts)``; the edits inside it dropped).
     """
     if output == "joints":
-        value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
+        value = dict(zip(texts[0].tolist(), texts[1].to_pylist()))
         run, text, new = prog.columns.run, prog.text, "MoveAbsJ" if prog.language == "rapid" else "movej"
         first = run.first_points()
         circular = run.kind == _KIND_CODE[CIRCULAR]
