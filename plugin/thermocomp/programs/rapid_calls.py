@@ -439,20 +439,27 @@ class _Calls:
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
         try:
-            scope = self.bind_arguments(routine, call_args, local, statement)
-        except _Unsupported:
-            if not quiet:
+            scope: dict[str, _Data] | None = self.bind_arguments(routine, call_args, local, statement)
+        except _Unsupported as unknown:
+            if found.blocker_at_call is not None:
                 raise
-            scope = self.bind_arguments(routine, None, None)  # (arguments known only while running: nothing moves)
+            scope = self.bind_arguments(routine, None, None) if quiet else None  # (known only while running)
+            if scope is None:  # moves nothing: what it changes (the data passed to it too) known only while running
+                self.record_change(statement, local)
+                reason = re.sub(r"[;:] its value at this motion is not known$", "", unknown.message)
+                self.note_once(Finding(f"{name} is called with an argument not known before running ({reason}); it "
+                                       "moves nothing: passed over, what it changes is known only while running from "
+                                       "here on (its time is not in the estimate)", *_location(statement), self.file))
         self.visited.add(key)
         first = len(self.steps)
         self._quiet += [name] if quiet else []
         try:
-            with self.in_file(self.routine_file(routine)):
-                self.run_routine(routine, depth + 1, scope)
+            if scope is not None:
+                with self.in_file(self.routine_file(routine)):
+                    self.run_routine(routine, depth + 1, scope)
         finally:
             del self._quiet[len(self._quiet) - quiet:]
-        if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
+        if quiet or scope is None:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
             for read in set(self._first_read) - read_before:
                 del self._first_read[read]
         if scope:

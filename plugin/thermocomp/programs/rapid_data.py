@@ -193,6 +193,11 @@ def _location(item: Tree | Token) -> tuple[int, int]:
     return span_of(item)[2:]  # type: ignore[return-value]
 
 
+def _construct(node: Tree) -> str:
+    """The conditional construct ``node`` as RAPID writes it (a compact IF is an ``IF``)."""
+    return "IF" if node.data == "compact_if" else node.data.split("_")[0].upper()
+
+
 def _is_local(item: Tree) -> bool:
     return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
 
@@ -436,7 +441,7 @@ class _Declarations:
             joined = mark.joined
             if joined is not None and joined[0] is mark.changed:
                 raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
-                                   f"value inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, "
+                                   f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
             raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}); "
@@ -505,7 +510,7 @@ class _Declarations:
         root = self.changed_root(node.children[0])
         left = None if root is None else self.marks.get(str(root).lower(), _NO_MARK).zero_left
         if left is not None:
-            raise _Unsupported(f"{root} has no value on a path through the {left.data.split('_')[0].upper()} at "
+            raise _Unsupported(f"{root} has no value on a path through the {_construct(left)} at "
                                f"line {_location(left)[0]} (all its parts zero), and this reads a part of it: its "
                                "value at this motion is not known", node)
         base, btype = self.evaluate_typed(node.children[0], local)
