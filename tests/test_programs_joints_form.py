@@ -1,6 +1,6 @@
 """The joints form of a CAM-style program (every target inline) is the text the rules of declared targets write.
 
-``write_snapshot`` writes a program whose every point is its own inline text from its columns, and a program of
+``write_program`` writes a program whose every point is its own inline text from its columns, and a program of
 declared targets by the rules of one text a declaration; in the joints form both write each joint target at the
 motion's argument and rename each Cartesian motion ``MoveAbsJ`` / ``movej``. The same motions, inline and
 declared, must give the same motion statements, with motions of every kind, comments, CRLF, and a point that

@@ -246,3 +246,14 @@ def test_a_time_option_has_one_range_which_the_library_and_the_parser_both_refus
             with pytest.raises(ConfigurationError, match=f"^{option}: expected "):
                 build[option](bad)
         assert parsed.holds(high)
+
+
+@pytest.mark.parametrize("minutes", [(), (1.0, 2.0), (0.0, 50.0, 120.0), (0.0, 0.0)])
+def test_time_indexed_minutes_given_to_the_library_must_start_at_0_evenly_spaced(minutes):
+    """The program picks its index from the clock (minute / step): minutes not from 0, or not evenly spaced and
+    increasing, are refused under the option's name; (0, 50, 100) is taken."""
+    from thermocomp.errors import ConfigurationError
+
+    assert ProgramOptions(indexed_minutes=(0.0, 50.0, 100.0)).indexed_minutes == (0.0, 50.0, 100.0)
+    with pytest.raises(ConfigurationError, match=r"--time-indexed: expected evenly spaced increasing minutes"):
+        ProgramOptions(indexed_minutes=minutes)

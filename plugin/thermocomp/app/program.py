@@ -5,7 +5,7 @@ compensate --program``: it declares and checks the files (:func:`thermocomp.app.
 program (:func:`~thermocomp.programs.read.read_checked`), finds the nominal configuration of every point
 (:mod:`~thermocomp.programs.compensate`), estimates when each motion runs (:mod:`~thermocomp.programs.timing`),
 compensates the points with the core (:func:`thermocomp.compensation.compensate`), writes the program
-(:mod:`~thermocomp.programs.compensate`, :mod:`~thermocomp.programs.indexed`), checks it
+(:mod:`~thermocomp.programs.compensate`, :mod:`~thermocomp.programs.passes`), checks it
 (:mod:`~thermocomp.programs.feasibility`) and reports. Every output is written all or none. docs/programs.md.
 """
 
@@ -49,7 +49,7 @@ from thermocomp.programs.compensate import (
     rounding_bound,
     solve,
     timed_targets,
-    write_snapshot,
+    write_program,
 )
 from thermocomp.programs.feasibility import MotionRow
 from thermocomp.programs.model import tcp_poses
@@ -430,14 +430,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                                                           solved.status, linear_form=popts.output == "filtered",
                                                           tcp=(R_tcp, p_tcp))
     phases.end("checks", len(run.instruction), then="writing")
-    if popts.indexed_minutes is not None:
-        from thermocomp.programs import indexed
-
-        written = indexed.write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
-                                        popts.output, tcp=(R_tcp, p_tcp))
-    else:
-        written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
-                                 tcp=(R_tcp[0], p_tcp[0]))
+    written = write_program(chain, prog, poses, solved.q_checked, solved.status, popts.output, tcp=(R_tcp, p_tcp),
+                            minutes=solved.minutes if popts.indexed_minutes is not None else None)
     rep.notes = list(dict.fromkeys(rep.notes + written.notes))
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding

@@ -1,9 +1,9 @@
 """Robot programs as a language: ABB RAPID and UR URScript read, checked and written (docs/programs.md).
 
 :func:`read_program` gives the program as read (:class:`RobotProgram`: motions in execution order with their
-source spans); :mod:`~thermocomp.programs.compensate` (points, configurations, solving, the snapshot),
+source spans); :mod:`~thermocomp.programs.compensate` (points, configurations, solving, writing),
 :mod:`~thermocomp.programs.timing`, :mod:`~thermocomp.programs.feasibility` and
-:mod:`~thermocomp.programs.indexed` are the steps of a compensation, which the job
+:mod:`~thermocomp.programs.passes` (tables of targets) are the steps of a compensation, which the job
 :func:`thermocomp.app.program.compensate_program` runs (files in, the same program with only its targets
 changed out).
 """

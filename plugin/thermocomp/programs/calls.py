@@ -42,13 +42,6 @@ def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, st
     return direct
 
 
-def changing_motion(steps: list[MotionRun | Wait]) -> Motion | None:
-    """The first motion of ``steps`` (the passes of one loop) whose written text an earlier pass needed with
-    another target: one text cannot serve every pass. None when every text keeps its target."""
-    found = differing_texts(steps)
-    return _motion_of_point(*next(iter(found.values()))) if found else None
-
-
 def differing_texts(steps: list[MotionRun | Wait]) -> dict[tuple[int, int], tuple[MotionRun, int]]:
     """Each text (``(start, end)``) of ``steps`` that a later run needs with another target than its first: the
     run and point where it first does, in the order they run."""
@@ -260,5 +253,5 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
     return R, p
 
 
-__all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
+__all__ = ["THROUGH", "Call", "call_site_extra", "differing_texts", "direct_through_calls",
            "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without"]

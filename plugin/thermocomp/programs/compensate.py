@@ -2,9 +2,9 @@
 
 A program as read becomes arrays of its points' targets and nominal configurations (:func:`point_poses`,
 :func:`nominal_configurations`), the core's targets at the time form's minutes (:func:`timed_targets`), their
-compensation (:func:`solve`) and the program written for one minute (:func:`write_snapshot`; the time-indexed form:
-:mod:`~thermocomp.programs.indexed`). The job around these steps is :func:`thermocomp.app.program.compensate_program`.
-docs/programs.md.
+compensation (:func:`solve`) and the program written (:func:`write_program`: for one minute, or picking each
+minute's corrections from the controller's clock). The job around these steps is
+:func:`thermocomp.app.program.compensate_program`. docs/programs.md.
 """
 
 from __future__ import annotations
@@ -327,54 +327,80 @@ class Written:
     modules: tuple[bytes | None, ...] = ()
 
 
-def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
-                   output: str, tcp: tuple[FloatArray, FloatArray]) -> Written:
-    """The program with each point's text replaced by its compensated value (one minute).
+def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
+                  output: str, tcp: tuple[FloatArray, FloatArray], minutes: FloatArray | None = None) -> Written:
+    """The program with each point's text replaced by its compensated value: for one minute (a snapshot), or, given
+    ``minutes``, by a lookup in its table of one correction a minute, picked from the controller's clock (a
+    time-indexed program: :func:`.passes.clock_tables`, :func:`.passes.clock_edits`). Motions or targets in the
+    task's other modules are written there (:attr:`Written.modules`); the notes: :func:`confdata_notes`,
+    :func:`.passes.table_edits`.
 
-    ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
-    frame, ``(m, 3, 3)``, ``(m, 3)`` [m]: :func:`~.model.tcp_poses`). Motions or targets in the task's other modules
-    are written there (:attr:`Written.modules`); the notes: :func:`confdata_notes`, :func:`.passes.unwritten_notes`.
+    Parameters
+    ----------
+    q
+        Corrected joints [rad] of each version (the snapshot, or each minute) and point, ``(K, m, n)``.
+    status
+        Per point, ``(m,)``: failed points keep their text.
+    output
+        ``"filtered"`` or ``"joints"``.
+    tcp
+        The nominal robot's TCP poses at ``q`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]
+        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
+    minutes
+        A time-indexed program's grid [min], ``(K,)``, evenly spaced from 0; ``None``: a snapshot (``K`` = 1).
     """
+    if minutes is not None and output == "joints" and np.any(prog.columns.run.kind == _KIND_CODE[CIRCULAR]):
+        raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
+                         "--program-output filtered", path=prog.path)
     task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
     tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
     cols = task.columns
     run = cols.run
     m = len(run.text)
-    ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, task, poses, q[None], status, output,
-                                                                (tcp[0][None], tcp[1][None]), tabled)
+    ok, joint_text, jw, pw, versions = new_texts(chain, task, poses, q, status, output, tcp, tabled)
     written = np.concatenate([jw, pw])
-    differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
+    new, _, conf = versions[0]
+    rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
+    differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & (minutes is None))
     conf_changed = (pw[differs], conf[differs])
-    if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
-                                                  for col in (run.text, run.argument))):
+    if minutes is None and (cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
+                                                                      for col in (run.text, run.argument)))):
         # each point its own text and its own argument (a CAM program: every target inline; or each declared target
         # run once): each writes its text, and none can run another's
         spans = run.text[written]
         edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
     else:
         values: list[str | None] = [None] * m
-        for i, text in zip(written.tolist(), new.to_pylist()):
-            values[i] = text
-        share_texts(task, values, ok & ~joint_text, lambda at: calls.text_poses(
-            task, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
-        kept = passes.unwritten_notes(task, tabled, values, status) if tabled else []
+        if minutes is None:
+            for i, text in zip(written.tolist(), new.to_pylist()):
+                values[i] = text
+            at_argument = (~poses.is_joint).tolist() if output == "joints" else [False] * m
+            form = ("--program-output joints writes their joints at the motion, which every call runs (a declared "
+                    "target cannot hold joints), and they need different joints there: use --program-output filtered")
+            extra: list[w.Edit] = []
+        else:
+            declarations = passes.clock_tables(task, written, joint_text, [texts for texts, _, _ in versions], values)
+            call_site = task.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
+            at_argument = [v is not None and i not in call_site for i, v in enumerate(values)]
+            form = ("--time-indexed writes their tables' lookups at the motion, which every call runs (a declaration "
+                    "holds one value), and they need different tables there: compensate for one minute instead "
+                    "(--at-minute or --timed)")
+            extra = passes.clock_edits(task, declarations, len(minutes), float(minutes[1] - minutes[0])
+                                       if len(minutes) > 1 else 1.0) if declarations else []
+        share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
+            task, at, *_in_frames(chain, cols, at, tcp[0][0][at], tcp[1][0][at])))
+        tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
         if kept:  # (a target kept as written has no confdata written either)
             left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
-        tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []
-        for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
-            for i in idx.tolist():
-                values[i] = None
-        point_edits = place_texts(task, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
-                                  "--program-output joints writes their joints at the motion, which every call runs "
-                                  "(a declared target cannot hold joints), and they need different joints there: use "
-                                  "--program-output filtered")
-        edits = w.Edits.of(point_edits + tables)
-        n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
+        point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
+        edits = w.Edits.of(point_edits + tables + extra)
+        n_changed = len(written) if minutes is not None else len({(e.start, e.end) for e in point_edits})
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
-    return Written(data, n_changed, rounding, notes, modules)
+    return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
+                   notes, modules)
 
 
 def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
@@ -448,18 +474,15 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
                 at.setdefault(span if shared else arguments[i][:2], values[i])
     for text, argument, value in zip(texts, arguments, values):
         if at.get(argument[:2], at.get(text[:2])) != value:
-            raise _run_twice(argument, prog.path)
+            raise InputError(f"the motion target at line {argument.line}, column {argument.column} is run more than "
+                             "once with different corrections (a routine called at different minutes, or with "
+                             "different tools or work objects); one text cannot hold them", path=prog.path,
+                             row=argument.line)
     return [w.Edit(start, end, new) for (start, end), new in at.items()]
 
 
-def _run_twice(span: Span, path: str) -> InputError:
-    return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
-                      "with different corrections (a routine called at different minutes, or with different tools "
-                      "or work objects); one text cannot hold them", path=path, row=span.line)
-
-
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
-               texts: tuple[np.ndarray, pa.StringArray] | None) -> tuple[bytes, int]:
+               texts: tuple[np.ndarray, pa.StringArray]) -> tuple[bytes, int]:
     """The program's bytes with the points' ``edits`` in the ``output`` form, and how many texts they change.
 
     The joints form: each Cartesian motion whose points all converged (``ok`` ``(m,)``) renamed ``MoveAbsJ`` /
@@ -467,7 +490,7 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
     from its points' ``texts`` (``(points written, their texts)``; the edits inside it dropped).
     """
     if output == "joints":
-        value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
+        value = dict(zip(texts[0].tolist(), texts[1].to_pylist()))
         run, text, new = prog.columns.run, prog.text, "MoveAbsJ" if prog.language == "rapid" else "movej"
         first = run.first_points()
         circular = run.kind == _KIND_CODE[CIRCULAR]

@@ -75,7 +75,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     Parameters
     ----------
     poses
-        :class:`~thermocomp.app.program.PointPoses` of the program's points.
+        :class:`~thermocomp.programs.compensate.PointPoses` of the program's points.
     q_nominal
         Nominal joints of each point [rad], ``(m, n)``.
     q_versions

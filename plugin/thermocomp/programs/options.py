@@ -35,7 +35,7 @@ class ProgramOptions:
         print).
     indexed_minutes
         Time-indexed program: corrections for each of these minutes [min], picked from the controller's clock while
-        it runs (:mod:`~thermocomp.programs.indexed`).
+        it runs (:func:`~thermocomp.programs.compensate.write_program`).
     timing
         Cycles, duration, measured cycle time.
     unsupported
@@ -71,12 +71,11 @@ class ProgramOptions:
             raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")
         check_option("--at-minute", self.at_minute)
         if self.indexed_minutes is not None:
-            m = np.asarray(self.indexed_minutes, dtype=float)
-            if m.size < 1 or m[0] != 0 or np.any(np.diff(m) <= 0):
-                raise ConfigurationError("--time-indexed: expected increasing minutes starting at 0")
-            if np.any(np.abs(np.diff(m) - (m[1] - m[0])) > 1e-9) if m.size > 1 else False:
-                raise ConfigurationError("--time-indexed: expected evenly spaced minutes (the program computes "
-                                         "the index from the clock)")
+            steps = np.diff(self.indexed_minutes)
+            if not self.indexed_minutes or self.indexed_minutes[0] != 0 or np.any(steps <= 0) \
+                    or np.any(np.abs(steps - steps[:1]) > 1e-9):
+                raise ConfigurationError("--time-indexed: expected evenly spaced increasing minutes starting at 0 (the "
+                                         "program computes the index from the clock)")
         if self.timed and (self.timing.cycles > 1 or self.timing.duration_min is not None):
             raise ConfigurationError("--timed compensates each motion once, at its own minute: it needs one cycle "
                                      "(for repeated cycles use --time-indexed)")

@@ -6,7 +6,8 @@ pass, but its text is one. The readers give each pass's motion as a motion of it
 ``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
 corrected targets in the order one cycle runs them, indexed by a counter advanced in a statement before the motion
 (:func:`table_edits`: a motion run again after a stop does not advance it twice; moving the program pointer to
-main resets it). docs/programs.md, "Targets that differ from pass to pass".
+main resets it). docs/programs.md, "Targets that differ from pass to pass". A time-indexed program's tables are
+written alike, one entry a minute of its grid, indexed by the controller's clock (:func:`clock_tables`).
 """
 
 from __future__ import annotations
@@ -17,28 +18,31 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from thermocomp.errors import InputError
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs import calls
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import Finding, MotionRun, RobotProgram
+from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram
 
 #: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
 #: bound); beyond it the reader refuses the motion naming its line and this bound.
 MAX_PASSES = 10_000
 
 
-def take(steps: list, per_pass: dict, loop: object) -> bool:
+def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
-    that differ from pass to pass, where each is an inline target or an expression at its motion. False, and
-    nothing recorded, when one is a declaration's (its text is one value)."""
+    that differ from pass to pass, where each is an inline target or an expression at its motion. Else (one is a
+    declaration's: its text is one value) nothing is recorded and the first motion whose text an earlier pass
+    needed with another target is returned: one text cannot serve every pass."""
     differing = calls.differing_texts(steps)
     if not all(np.array_equal(run.text[i], run.argument[i]) for run, i in differing.values()):
-        return False
+        return calls._motion_of_point(*next(iter(differing.values())))
     for key in differing:
         per_pass.setdefault(key, loop)
-    return True
+    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,24 +181,40 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def unwritten_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
-                    status: np.ndarray) -> list[str]:
-    """The notes on the per-pass texts ``found`` (:func:`groups`) whose table is not written (a pass with no value
-    in ``values``: a table is written whole or not at all). A note for each whose passes were compensated only in
-    part (``status`` ``(m,)``: the failed ones are listed as failures, the others left as written too); then each
-    declared target such a table reads is kept as written (``values[j] = None``), with a note: :func:`drop_tabled`
-    let its declaration be rewritten for the table's sake, and the text left as written would move by it."""
-    run, text = prog.columns.run, prog.text
+def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
+    """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
+    the first such motion's line."""
+    found = groups(prog) if output == "joints" or indexed else {}
+    if not found:
+        return
+    row = int(prog.columns.run.argument[min(int(idx[0]) for idx in found.values()), 2])
+    form = "--time-indexed" if indexed else "--program-output joints"
+    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: it "
+                     f"is written as a table of corrected targets, which {form} does not write (use --program-output "
+                     "filtered with a snapshot or --timed)", path=prog.path, row=row)
+
+
+def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
+                is_joint: np.ndarray, status: np.ndarray) -> tuple[list[w.Edit], list[str]]:
+    """Write the per-pass texts ``found`` (:func:`groups`) as tables of ``values`` (each point's new text): each run's
+    value becomes its table's lookup. A table is written whole or not at all: a text with a run without a value is
+    left as written (``None``), with a note where its passes were compensated only in part (``status`` ``(m,)``: the
+    failed ones are listed as failures), and so is each declared target it reads, with a note (:func:`drop_tabled`
+    let its declaration be rewritten for the table's sake, and the text left as written would move by it).
+
+    Returns the edits declaring the tables and advancing their counters, and the notes.
+    """
+    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
     converged = np.asarray(status) == Status.CONVERGED
+    unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
     notes = []
-    for idx in found.values():
+    for idx in (found[key] for key in unwritten):
         failed = int(np.count_nonzero(~converged[idx]))
         if 0 < failed < idx.size:
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
-    unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
-    flags = re.IGNORECASE if prog.language == "rapid" else 0
+    flags = re.IGNORECASE if rapid else 0
     names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
     tabled = {i for idx in found.values() for i in idx.tolist()}
     for key in unwritten:
@@ -207,58 +227,121 @@ def unwritten_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray]
                     notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
                                  f"({name}) is left as written: the table of passes at line {line} that reads it is "
                                  "not written")
-    return list(dict.fromkeys(notes))
-
-
-def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
-    """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
-    the first such motion's line."""
-    keys = prog.extra.get("per_pass") or frozenset()
-    if not keys or (output == "filtered" and not indexed):
-        return
-    run = prog.columns.run
-    row = int(run.argument[next(i for i, key in enumerate(map(tuple, run.text[:, :2].tolist())) if key in keys), 2])
-    form = "--time-indexed" if indexed else "--program-output joints"
-    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: it "
-                     f"is written as a table of corrected targets, which {form} does not write (use --program-output "
-                     "filtered with a snapshot or --timed)", path=prog.path, row=row)
-
-
-def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
-                is_joint: np.ndarray) -> list[w.Edit]:
-    """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
-    with no value for some run keeps its text), and the declarations and counters they need."""
-    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
     declarations: list[str] = []
     edits: list[w.Edit] = []
     counters: dict[tuple[int, int], str] = {}  # a motion statement's span: its counter
-    for number, (key, idx) in enumerate(sorted(found.items()), start=1):
-        entries = [values[i] for i in idx.tolist()]
-        if any(v is None for v in entries):
-            continue
-        statement = run.statement[motion_of_point[idx[0]]]
-        if not rapid and bool(is_joint[idx[0]]):
-            raise InputError("a joint target that differs from pass to pass is not written as a table in URScript",
-                             path=prog.path, row=int(statement[2]))
-        s_key = (int(statement[0]), int(statement[1]))
-        if s_key not in counters:
-            counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
-            declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
-            edits.append(_advance(prog, s_key[0], counter, len(idx)))
-        counter = counters[s_key]
-        name = _free_name(text, f"{table_name}{number}", rapid)
-        declarations.append(w.rapid_table(name, bool(is_joint[idx[0]]), entries, prog.newline) if rapid
-                            else f"global {name} = [{', '.join(entries)}]")
-        edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}" if rapid else f"{name}[{counter}]"))
+    for number, key in enumerate(sorted(found), start=1):
+        idx = found[key]
+        lookup = None
+        if key not in unwritten:
+            statement = run.statement[motion_of_point[idx[0]]]
+            if not rapid and bool(is_joint[idx[0]]):
+                raise InputError("a joint target that differs from pass to pass is not written as a table in "
+                                 "URScript", path=prog.path, row=int(statement[2]))
+            s_key = (int(statement[0]), int(statement[1]))
+            if s_key not in counters:
+                counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
+                declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
+                edits.append(_advance(prog, s_key[0], counter, len(idx)))
+            name = _free_name(text, f"{table_name}{number}", rapid)
+            declarations.append(w.table_declaration(prog, name, bool(is_joint[idx[0]]),
+                                                    [values[i] for i in idx.tolist()], ", "))
+            lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
+        for i in idx.tolist():
+            values[i] = lookup
+    notes = list(dict.fromkeys(notes))
     if not declarations:
-        return []
+        return [], notes
     note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
             "targets walked by a pass counter (docs/programs.md).")
     heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the counters)."
                ] if rapid else [f"# {note}"]
-    return [*edits, w.declarations_edit(prog, heading + declarations)]
+    return [*edits, w.declarations_edit(prog, heading + declarations)], notes
+
+
+def clock_tables(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],
+                 values: list[str | None]) -> list[str]:
+    """The declarations of a time-indexed program's tables: each point of ``written`` gets the table of its texts in
+    ``versions`` (one array a minute of the grid; points with the same texts share one) and reads the entry of the
+    clock's minute (its ``values``); ``joint`` ``(m,)``: the points written as joints."""
+    rapid = prog.language == "rapid"
+    # each version's texts of the points written (URScript: the numbers alone, without their brackets)
+    entries = [(texts if rapid else pc.replace_substring_regex(texts, r"^p?\[|\]$", "")).to_pylist() for texts in versions]
+    names: dict[tuple[str, ...], str] = {}  # a table's entries -> its name
+    declarations = []
+    for i, texts in sorted(zip(written.tolist(), zip(*entries))):
+        kind = bool(joint[i])
+        if texts not in names:
+            prefix = f"tc{'J' if kind else 'R'}" if rapid else f"tc_{'q' if kind else 'p'}"
+            names[texts] = name = f"{prefix}{len(names) + 1}"
+            declarations.append(w.table_declaration(prog, name, kind, texts, "," + prog.newline + "    "))
+        values[i] = f"{names[texts]}{{tcIdx()}}" if rapid else f"tc_{'joints' if kind else 'pose'}({names[texts]})"
+    return declarations
+
+
+def clock_edits(prog: RobotProgram, declarations: list[str], K: int, step: float) -> list[w.Edit]:
+    """The edits declaring a time-indexed program's clock, its index function (RAPID: before ``ENDMODULE``) and its
+    tables' ``declarations`` (``K`` entries each, one every ``step`` minutes)."""
+    step_text = repr(float(step))
+    heading = f"thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md)."
+    if prog.language == "rapid":
+        data = w.declarations_edit(prog, [
+            f"  ! {heading}",
+            "  ! Start with the robot cold (program pointer to main); a warm robot: set tcOffsetMin to its minutes.",
+            "  LOCAL VAR clock tcClock;",
+            "  LOCAL VAR bool tcStarted := FALSE;",
+            "  PERS num tcOffsetMin := 0;",
+            f"  LOCAL CONST num tcStepMin := {step_text};",
+            *declarations,
+        ])
+        func = prog.newline.join([
+            "  LOCAL FUNC num tcIdx()",
+            "    VAR num k;",
+            "    IF NOT tcStarted THEN",
+            "      ClkReset tcClock;",
+            "      ClkStart tcClock;",
+            "      tcStarted := TRUE;",
+            "    ENDIF",
+            "    k := Round((ClkRead(tcClock) / 60 + tcOffsetMin) / tcStepMin) + 1;",
+            f"    IF k > {K} k := {K};",
+            "    IF k < 1 k := 1;",
+            "    RETURN k;",
+            "  ENDFUNC",
+        ]) + prog.newline
+        end = list(re.finditer(r"\bENDMODULE\b", prog.text, flags=re.IGNORECASE))[-1]  # (the grammar's last word)
+        line_start = prog.text.rfind("\n", 0, end.start()) + 1
+        return [data, w.Edit(line_start, line_start, func)]
+    return [w.declarations_edit(prog, [
+        f"# {heading}",
+        "# Start with the robot cold; a warm robot: set tc_offset_min to its minutes.",
+        "global tc_elapsed_s = 0.0",
+        "global tc_offset_min = 0.0",
+        *declarations,
+        "thread tc_clock_thread():",
+        "  while (True):",
+        "    tc_elapsed_s = tc_elapsed_s + get_steptime()",
+        "    sync()",
+        "  end",
+        "end",
+        "def tc_k():",
+        f"  k = floor((tc_elapsed_s / 60 + tc_offset_min) / {step_text} + 0.5)",
+        f"  if k > {K - 1}:",
+        f"    k = {K - 1}",
+        "  end",
+        "  return k",
+        "end",
+        "def tc_pose(a):",
+        "  k = 6 * tc_k()",
+        "  return p[a[k], a[k + 1], a[k + 2], a[k + 3], a[k + 4], a[k + 5]]",
+        "end",
+        "def tc_joints(a):",
+        "  k = 6 * tc_k()",
+        "  return [a[k], a[k + 1], a[k + 2], a[k + 3], a[k + 4], a[k + 5]]",
+        "end",
+        "run tc_clock_thread()",
+    ])]
 
 
 def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
@@ -289,5 +372,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "settle", "table_edits", "take", "take_calls",
-           "unwritten_notes"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
+           "table_edits", "take", "take_calls"]

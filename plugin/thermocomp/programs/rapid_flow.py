@@ -713,8 +713,8 @@ class _Flow(_Calls):
         if same:
             self.steps.extend(self.steps[first_step:] * max(total - 1, 0))
             return
-        changing = calls.changing_motion(self.steps[first_step:])
-        if changing is not None and not passes.take(self.steps[first_step:], self.per_pass, statement):
+        changing = passes.take(self.steps[first_step:], self.per_pass, statement)
+        if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]

@@ -1,7 +1,7 @@
 """A RAPID task's files written together: a program whose motions (or their targets) lie in its other modules.
 
 The reader (:mod:`~thermocomp.programs.rapid`) gives every span an index into :attr:`RobotProgram.files` (0: the
-program, ``i``: its ``i``-th other module). The writers (:func:`~thermocomp.programs.compensate.write_snapshot`)
+program, ``i``: its ``i``-th other module). The writers (:func:`~thermocomp.programs.compensate.write_program`)
 edit one text; :func:`task_view` is the program seen as one text, its files joined by :data:`SEPARATOR` and every
 span moved by the offset of its file, and :func:`split` cuts a written text back into the files. Only the
 targets' texts change, so every other byte of every file is kept; a module whose bytes are unchanged is not

@@ -634,8 +634,8 @@ class Flow:
             raise
         finally:
             loops.pop()
-        changing = calls.changing_motion(self.steps[first:])
-        if changing is not None and not pass_tables.take(self.steps[first:], self.per_pass, st):
+        changing = pass_tables.take(self.steps[first:], self.per_pass, st)
+        if changing is not None:
             del self.steps[first:]
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "

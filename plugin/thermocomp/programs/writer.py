@@ -230,11 +230,13 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
     return joined_bytes(pa.concat_arrays([gaps, new]).take(pa.array(interleaved)))
 
 
-def rapid_table(name: str, joint: bool, entries: Sequence[str], newline: str) -> str:
-    """The declaration ``LOCAL CONST robtarget name{N}:=[...]`` (``jointtarget`` where ``joint``) of the texts
-    ``entries``, one a line."""
-    dtype, separator = "jointtarget" if joint else "robtarget", "," + newline + "      "
-    return f"  LOCAL CONST {dtype} {name}{{{len(entries)}}}:={newline}      [{separator.join(entries)}];"
+def table_declaration(prog: RobotProgram, name: str, joint: bool, entries: Sequence[str], separator: str) -> str:
+    """The declaration of the table ``name`` of the texts ``entries``: RAPID ``LOCAL CONST robtarget name{N}:=[...]``
+    (``jointtarget`` where ``joint``), one entry a line; URScript ``global name = [...]``, joined by ``separator``."""
+    if prog.language != "rapid":
+        return f"global {name} = [{separator.join(entries)}]"
+    dtype, separator = "jointtarget" if joint else "robtarget", "," + prog.newline + "      "
+    return f"  LOCAL CONST {dtype} {name}{{{len(entries)}}}:={prog.newline}      [{separator.join(entries)}];"
 
 
 def declarations_edit(prog: RobotProgram, lines: list[str]) -> Edit:
