@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from thermocomp.errors import InputError
 from thermocomp.programs import read
 from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.rapid_calls import _Calls
@@ -42,3 +43,22 @@ def test_the_uses_of_a_task_of_many_modules_are_found_in_time_linear_in_their_nu
         assert len(prog.columns.run.text) == n + 1
         counts[n] = len(calls)
     assert counts[40] < 6 * counts[10], counts  # (linear: 4 times; once a module each walking all: 16 times)
+
+
+@pytest.mark.parametrize(("name", "text", "line", "column", "still_open"), [
+    # lark names the last token's place: line 3 and its column 8 for each of these
+    ("p.mod", "MODULE M\nPROC main()\n  x := 1;\n\n\n! the rest was lost\n\n", 7, 1, "PROC main (line 2)"),
+    ("p.mod", "MODULE M\r\nPROC main()\r\n  x := 1;\r\n  ! cut", 4, 8, "PROC main (line 2)"),
+    ("p.mod", "MODULE M\r\nPROC main()\r\n  x := 1;\r\n", 3, 10, "PROC main (line 2)"),
+    ("p.script", "def p():\n  x = [1,\n\n  # cut here\n", 4, 13, "'[' (line 2)"),
+    ("p.script", "def p():\n  x = 1\n", 2, 8, "def p (line 1)"),
+])
+def test_a_file_cut_short_names_where_it_ends(tmp_path, name, text, line, column, still_open):
+    """A file that ends inside a block or a bracket was refused at its last token (line 3), however many lines of
+    comments or white space follow it: the message names the file's last line and the column after its end."""
+    path = tmp_path / name
+    path.write_bytes(text.encode())
+    with pytest.raises(InputError) as info:
+        read.read_program(path)
+    assert info.value.row == line and f"unexpected end of file (column {column})" in str(info.value)
+    assert str(info.value).endswith(f"{still_open} is not closed")

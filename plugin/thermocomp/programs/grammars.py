@@ -306,8 +306,11 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
             found = run_head(str(found))
         what = ("end of file" if at_end else "end of line" if str(found).isspace()
                 else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None))))
-        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
-        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        if at_end:  # (where the file ends: its last line, after its last character; lark names the last token's)
+            line, column = _end_of(text)
+        else:
+            line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
+            column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         interactive = getattr(exc, "interactive_parser", None)
         stack = [] if interactive is None else interactive.parser_state.value_stack
         if at_end and interactive is not None and not stack:
@@ -322,6 +325,13 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
                         "any: a routine or declaration copied without its module")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """The 1-based line and column where ``text`` ends: its last line (the one its final line break ends, if any)
+    and the column after that line's last character."""
+    body = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+    return body.count("\n") + 1, len(body) - body.rfind("\n")
 
 
 def _placeholder(text: str, line: int, column: int, language: str) -> str:
