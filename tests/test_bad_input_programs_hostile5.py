@@ -6,13 +6,17 @@ kernel": modules, PROC, CONST robtarget, MoveL; UR "The URScript Programming Lan
 from __future__ import annotations
 
 import pytest
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
+from thermocomp.cli.common import EXIT_INPUT
 from thermocomp.errors import InputError
-from thermocomp.programs import read
+from thermocomp.programs import grammars, read
 from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.rapid_calls import _Calls
 
 POINT = "[[500,{y},500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+RAPID = ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--at-minute", "60", "--no-progress"]
+UR = ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--at-minute", "60", "--no-progress"]
 
 
 def _task(folder, n: int) -> tuple[str, tuple[str, ...]]:
@@ -62,3 +66,38 @@ def test_a_file_cut_short_names_where_it_ends(tmp_path, name, text, line, column
         read.read_program(path)
     assert info.value.row == line and f"unexpected end of file (column {column})" in str(info.value)
     assert str(info.value).endswith(f"{still_open} is not closed")
+
+
+_RUN = "".join(f"  movel(p[0.4,0,0.{k},0,3.14,0], a=1, v=0.2)\n" for k in range(50))
+
+
+@pytest.mark.parametrize(("files", "program", "where"), [
+    # a RAPID module of 80 routines of 8 tokens (line breaks are none): the 101st is r12's PROC, line 38
+    ({"p.mod": "MODULE M\n" + "".join(f"PROC r{k}()\n  WaitTime {k};\nENDPROC\n" for k in range(80))
+      + "PROC main()\n  MoveL [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]],v100,z1,tool0;\n"
+        "ENDPROC\nENDMODULE\n"}, "p.mod", "p.mod, line 38"),
+    # the bound is a file's: a --module past it is named, not the program (6 tokens a declaration: line 18)
+    ({"p.mod": "MODULE M\nPROC main()\n  MoveL [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]],v100,"
+               "z1,tool0;\nENDPROC\nENDMODULE\n",
+      "m.mod": "MODULE N\n" + "".join(f"CONST num n{k} := {k};\n" for k in range(40)) + "ENDMODULE\n"},
+     "p.mod", "m.mod, line 18"),
+    # a script's run of motions is one token of the file's parse (some 15 in all); with the tool known only while
+    # running the run's statements are parsed by the general rules (25 tokens a line): the bound holds there too,
+    # placed in the file
+    ({"p.script": f"def p():\n  set_tcp(get_tcp_offset())\n{_RUN}end\n"}, "p.script", "p.script, line 7"),
+])
+def test_a_file_past_the_readers_bound_on_tokens_is_refused_naming_the_file_the_bound_and_the_line(
+        case, capsys, monkeypatch, files, program, where):
+    """Parsing costs 10-25 us a token with no bound but the file's size (256 MiB): a list of half a million numbers
+    over lines took 11 s and 480 MB to read. A parse past :data:`grammars.MAX_TOKENS` (here lowered to 100) ends in
+    a message naming the file, the line it reached and the bound, with nothing written."""
+    monkeypatch.setattr(grammars, "MAX_TOKENS", 100)
+    for name, text in files.items():
+        (case / name).write_text(text)
+    modules = [arg for name in files if name != program for arg in ("--module", name)]
+    robot = UR if program.endswith(".script") else RAPID
+    refused(case, capsys, [*robot, "--program", program, *modules, "--out", "o" + program[1:]], EXIT_INPUT,
+            f"{where}: more than 100 tokens to parse", "docs/programs.md")
+    monkeypatch.setattr(grammars, "MAX_TOKENS", 2_000)
+    code, out, err = run_cli(capsys, [*robot, "--program", program, *modules, "--out", "o" + program[1:]])
+    assert "tokens to parse" not in err and (code == 0) == program.endswith(".mod")  # (the script's tool: refused)

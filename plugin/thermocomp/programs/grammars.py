@@ -28,11 +28,54 @@ from thermocomp.programs.model import TextLines
 NO_RUNS = "(?!)MOVES"
 
 
+#: Most tokens lark reads in one parse (a file; a run's statements that the bulk lane leaves to the general rules):
+#: past it the file is refused naming the bound and the line reached (:class:`TooManyTokens`). A run of plain
+#: motions is one token; the corpus's most in one file is 105,058 (docs/programs.md, "What hostile input costs").
+MAX_TOKENS = 1_000_000
+
+
+class TooManyTokens(Exception):
+    """A parse passed :data:`MAX_TOKENS`, at ``line`` (1-based) of the text parsed."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+    def error(self, path: str, line: int | None = None) -> InputError:
+        """The refusal of the file ``path``, at ``line`` (default: the line of the parse)."""
+        return InputError(f"more than {MAX_TOKENS:,} tokens to parse (a run of plain motions read in bulk is one; "
+                          "the readers' bound, some 10 times the corpus's most: docs/programs.md); it stopped here",
+                          path=path, row=self.line if line is None else line)
+
+
+class _Bounded:
+    """The postlexer of every reader's parser: counts the tokens lark's lexer gives (before ``inner``, the
+    grammar's own postlexer, if any) and raises :class:`TooManyTokens` at the one past :data:`MAX_TOKENS`."""
+
+    def __init__(self, inner=None) -> None:
+        self.inner = inner
+        self.always_accept = getattr(inner, "always_accept", ())
+
+    def process(self, stream):
+        counted = self._counted(stream)
+        return counted if self.inner is None else self.inner.process(counted)
+
+    @staticmethod
+    def _counted(stream):
+        bound = MAX_TOKENS
+        for n, token in enumerate(stream):
+            if n == bound:
+                raise TooManyTokens(token.line)
+            yield token
+
+
 def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
     as ``__pycache__/<name>-<hash>.lark``. Each ``{KEY}`` of the grammar's text is replaced by
-    ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python)."""
+    ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python). Every parse is
+    bounded (:data:`MAX_TOKENS`)."""
     _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
+    options = {**options, "postlex": _Bounded(options.get("postlex"))}
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     for key, value in (substitutions or {}).items():
         grammar = grammar.replace("{" + key + "}", value)
@@ -64,8 +107,12 @@ def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, ta
     ``text``: its offsets, lines and columns as a parse of the whole text gives them. A run's statements that the
     bulk lane does not take, read by the grammar without its runs (:data:`NO_RUNS`)."""
     line_start = text.rfind("\n", 0, start) + 1
-    tree = parser.parse(" " * (start - line_start) + text[start:end] + tail)  # (the columns of the first line)
-    shifts = dict.fromkeys(_OFFSETS, line_start) | dict.fromkeys(_LINES, int(lines.arrays([start])[0][0]) - 1)
+    first_line = int(lines.arrays([start])[0][0])
+    try:
+        tree = parser.parse(" " * (start - line_start) + text[start:end] + tail)  # (the columns of the first line)
+    except TooManyTokens as exc:  # (placed in the file)
+        raise TooManyTokens(exc.line + first_line - 1) from None
+    shifts = dict.fromkeys(_OFFSETS, line_start) | dict.fromkeys(_LINES, first_line - 1)
     for node in tree.iter_subtrees():
         for item in (node.meta, *(c for c in node.children if not isinstance(c, Tree))):
             for key, shift in shifts.items():
@@ -293,6 +340,8 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     try:
         return parser.parse(parseable)
+    except TooManyTokens as exc:
+        raise exc.error(path) from None
     except UnexpectedInput as exc:
         binary = _BINARY.search(text)
         if binary is not None:
