@@ -124,3 +124,37 @@ def test_the_outputs_of_a_task_of_many_modules_are_staged_in_time_linear_in_thei
     with pytest.raises(ValueError, match="r.txt was not declared"):
         job.temporary(tmp_path / "r.txt")
     job.discard()
+
+
+_MOVE = ("MODULE M\nCONST robtarget p:=" + POINT.format(y=0) + ";\nPROC main()\n  ! a note{note}\n"
+         "  MoveL{gap}p,v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+_MOVEL = "def p():\n  # a note{note}\n  movel({gap}p[0.4,0,0.4,0,3.14,0], a=1, v=0.2)\nend\n"
+
+
+@pytest.mark.parametrize(("name", "text", "line", "column", "named"), [
+    # each was "unexpected end of line (column 1)" (Python counts U+00A0 and U+0085 as white space), "unexpected
+    # '»'" (the second byte of a byte-order mark whose first RAPID took for a letter) or an invisible character
+    ("p.mod", _MOVE.format(note="", gap="\xa0"), 5, 8, "no-break space (U+00A0"),
+    ("p.mod", _MOVE.format(note="", gap=" \xc2\xa0"), 5, 9, "no-break space (U+00A0"),  # (its UTF-8 bytes)
+    ("p.mod", _MOVE.format(note="", gap="\xef\xbb\xbf"), 5, 8, "zero width no-break space (U+FEFF"),
+    ("p.script", _MOVEL.format(note="", gap="\x85"), 3, 9, "next line control character (U+0085"),
+    ("p.script", _MOVEL.format(note="", gap="\xe2\x80\x8b"), 3, 9, "zero width space (U+200B"),
+])
+def test_an_invisible_character_where_a_word_or_a_space_should_be_is_named(tmp_path, name, text, line, column,
+                                                                             named):
+    """A character that looks like a space or like nothing (text pasted from a web page or a word processor) is
+    not white space in either language: the syntax error names it, its code point and its column."""
+    path = tmp_path / name
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(InputError) as info:
+        read.read_program(path)
+    message = str(info.value)
+    assert info.value.row == line and f"unexpected {named}" in message and message.endswith(f"(column {column})")
+    assert "end of line" not in message and "»" not in message
+
+
+@pytest.mark.parametrize(("name", "text"), [("p.mod", _MOVE), ("p.script", _MOVEL)])
+def test_an_invisible_character_in_a_comment_is_read_as_written(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_bytes(text.format(note="\xc2\xa0here\xe2\x80\x8b", gap=" ").encode("latin-1"))
+    assert len(read.read_program(path).columns.run.text) == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import unicodedata
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -360,6 +361,9 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         else:
             line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
             column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        invisible = None if at_end else _invisible_at(text, line, column)
+        if invisible is not None:  # (shown as written it looks like a space, or like nothing: "end of line", '»')
+            what, column = invisible
         interactive = getattr(exc, "interactive_parser", None)
         stack = [] if interactive is None else interactive.parser_state.value_stack
         if at_end and interactive is not None and not stack:
@@ -374,6 +378,27 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
                         "any: a routine or declaration copied without its module")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
+
+
+#: Characters that look like a space or like nothing, which neither language takes outside strings and comments
+#: (text pasted from a web page, a PDF or a word processor): a syntax error on one names it.
+_INVISIBLE = "\xa0\x85\xad\ufeff\u200b\u200c\u200d\u200e\u200f\u2007\u2009\u202f\u2060\u2028\u2029\u3000"
+#: Each of them as a file read as ISO-8859-1 holds it: its UTF-8 bytes, and its one byte where it has one.
+_INVISIBLE_FORMS = {form: c for c in _INVISIBLE
+                    for form in (c.encode("utf-8").decode("latin-1"), *((c,) if ord(c) < 256 else ()))}
+_INVISIBLE_RE = re.compile("|".join(map(re.escape, sorted(_INVISIBLE_FORMS, key=len, reverse=True))))
+
+
+def _invisible_at(text: str, line: int, column: int) -> tuple[str, int] | None:
+    """``("no-break space (U+00A0), invisible ...", column)`` where a syntax error at 1-based ``line``, ``column``
+    of ``text`` stands on (or just after) one of :data:`_INVISIBLE`, and its column; else ``None``."""
+    row = text.split("\n", line)[line - 1] if line <= text.count("\n") + 1 else ""
+    for hit in _INVISIBLE_RE.finditer(row, 0, column + 3):
+        if hit.start() <= column - 1 <= hit.end():
+            c = _INVISIBLE_FORMS[hit.group()]
+            return (f"{unicodedata.name(c, 'next line control character').lower()} (U+{ord(c):04X}, shown as a space or as "
+                    "nothing by most editors; only spaces and tabs separate words: replace it)", hit.start() + 1)
+    return None
 
 
 def _end_of(text: str) -> tuple[int, int]:
