@@ -158,3 +158,14 @@ def test_an_invisible_character_in_a_comment_is_read_as_written(tmp_path, name, 
     path = tmp_path / name
     path.write_bytes(text.format(note="\xc2\xa0here\xe2\x80\x8b", gap=" ").encode("latin-1"))
     assert len(read.read_program(path).columns.run.text) == 1
+
+
+def test_a_utf8_letter_a_rapid_name_took_the_first_byte_of_is_named_as_written(tmp_path):
+    """``größe`` in a UTF-8 file: the name took 'Ã' (the Latin-1 reading of the first byte of 'ö') and the error stood
+    on the second byte, shown as '¶'. The letter its bytes spell is named."""
+    path = tmp_path / "p.mod"
+    path.write_bytes(_MOVE.format(note="", gap=" ").replace("CONST robtarget p:", "CONST robtarget grösse:")
+                     .encode("utf-8"))
+    with pytest.raises(InputError) as info:
+        read.read_program(path)
+    assert info.value.row == 2 and "unexpected 'ö' (column 20)" in str(info.value) and "¶" not in str(info.value)

@@ -421,8 +421,13 @@ def _as_written(found: str, text: str, position: int | None) -> str:
     """The text a syntax error found, as the file's author wrote it: a file is read byte for byte (as ISO-8859-1,
     so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or German note)
     would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there decode as UTF-8,
-    the character they spell is named instead."""
+    the character they spell is named instead; so is the one whose bytes began before it (``grÃ¶sse``: a RAPID
+    name took 'Ã', the first byte of 'ö', and the error stood on the second)."""
     if position is None or not found or ord(found[0]) < 0x80:
         return found
-    first = text[position:position + 4].encode("latin-1", errors="replace").decode("utf-8", errors="replace")[0]
-    return found if first == "\ufffd" else first
+    for back in range(min(position, 3) + 1):
+        chunk = text[position - back:position - back + 4].encode("latin-1", errors="replace")
+        first = chunk.decode("utf-8", errors="replace")[0]
+        if first != "\ufffd" and len(first.encode("utf-8")) > back:
+            return first
+    return found
