@@ -169,3 +169,30 @@ def test_a_utf8_letter_a_rapid_name_took_the_first_byte_of_is_named_as_written(t
     with pytest.raises(InputError) as info:
         read.read_program(path)
     assert info.value.row == 2 and "unexpected 'ö' (column 20)" in str(info.value) and "¶" not in str(info.value)
+
+
+_DECL = "MODULE M\nCONST robtarget p:=" + POINT.format(y=0) + ";\n"
+
+
+@pytest.mark.parametrize(("text", "line", "told"), [
+    # each named only the next line's first word ("unexpected 'ENDPROC'"): the ';' left out is on an earlier line
+    (_DECL + "PROC main()\n  MoveL p,v100,z1,tool0\nENDPROC\nENDMODULE\n", 5,
+     "unexpected 'ENDPROC' (column 1): the statement before it does not end with ';' (line 4)"),
+    (_DECL.replace(";\n", "\n") + "PROC main()\n  MoveL p,v100,z1,tool0;\nENDPROC\nENDMODULE\n", 3,
+     "unexpected 'PROC' (column 1): the statement before it does not end with ';' (line 2)"),
+    (_DECL + "PROC main()\n  WaitTime 1 ! a second\n\n  ! then\n  MoveL p,v100,z1,tool0;\nENDPROC\nENDMODULE\n", 7,
+     "unexpected 'MoveL' (column 3): the statement before it does not end with ';' (line 4)"),
+    # an ENDPROC left out: RAPID reads the next "PROC other()" as a call of PROC; the open routine is named
+    (_DECL + "PROC main()\n  MoveL p,v100,z1,tool0;\nPROC other()\n  MoveL p,v100,z1,tool0;\nENDPROC\nENDMODULE\n",
+     6, "unexpected 'MoveL' (column 3): PROC main (line 3) is not closed where line 5 opens another PROC"),
+    # on one line: the error's own place is told, nothing more
+    (_DECL + "PROC main()\n  MoveL p,v100,z1,tool0 x;\nENDPROC\nENDMODULE\n", 4, "unexpected 'x' (column 25)"),
+])
+def test_a_rapid_statement_left_without_its_semicolon_is_named_at_its_line(tmp_path, text, line, told):
+    """RAPID ends every statement with ';' (RAPID kernel, "Statements"): the parser finds one missing only at the
+    next line's first word, which the message now says, naming the line of the statement left open."""
+    path = tmp_path / "p.mod"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        read.read_program(path)
+    assert info.value.row == line and str(info.value).endswith(f"RAPID syntax: {told}")

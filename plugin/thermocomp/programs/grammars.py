@@ -373,6 +373,14 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         if [getattr(t, "type", "") for t in stack[-2:]] == ["DOLLAR", "NUMBER"]:  # (URScript's step line)
             unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
                         f"($ {stack[-1]} \"MoveJ\")")
+        before = stack[-1] if stack else None
+        ended = getattr(before, "end_line", None) or getattr(getattr(before, "meta", None), "end_line", None)
+        if (language == "RAPID" and "SEMICOLON" in getattr(exc, "expected", ()) and ended is not None
+                and ended < line and not at_end):  # (the statement before went on to the next line's first word)
+            opened = (text.split("\n", ended)[ended - 1].split() or [""])[0].upper()
+            unclosed = (f"{_still_open(stack, blocks or {}, ends)} where line {ended} opens another {opened}"
+                        if opened in ("PROC", "FUNC", "TRAP", "MODULE", "RECORD") and blocks
+                        else f": the statement before it does not end with ';' (line {ended})")
         if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
             unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "
                         "any: a routine or declaration copied without its module")
