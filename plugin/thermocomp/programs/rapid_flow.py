@@ -120,7 +120,6 @@ class _Flow(_Calls):
         self.collect(tree, None)
         self.declare_deferred()
         entry = self.entry_routines()
-        self.check_external(entry)
         if entry:  # the body whose last statement may be the production loop (:meth:`run_while`)
             self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
@@ -142,6 +141,7 @@ class _Flow(_Calls):
             for note in notes:
                 self.note_once(note)
         unrun = self.note_unvisited()
+        nowhere = self.note_found_nowhere(entry)
         steps = tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
                                    self.unsupported, self.notes, self.per_pass))  # (calls that clash left as written)
         call_sites = calls.call_site_extra(self.notes, steps, lambda run: np.stack([  # (a call site's target: at its
@@ -152,7 +152,7 @@ class _Flow(_Calls):
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             modules=tuple((m.path, m.text) for m in self.task.modules),
-            extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
+            extra={"unrun": unrun, "nowhere": nowhere, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
                    "per_pass": per_pass, "statements_run": self.statements_run, **call_sites},
         )

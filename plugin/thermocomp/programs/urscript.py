@@ -197,6 +197,7 @@ class _Walker(Flow, Motions, Values):
             if moves:
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
+        nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
         # each point's text where it is written; calls that clash left as written (a per-pass text is a table, one
         # entry a run: never a clash); a call site's pose stands in _passed at its offset
@@ -208,6 +209,7 @@ class _Walker(Flow, Motions, Values):
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
+                                   "nowhere": nowhere,
                                    "statements_run": self.statements_run, **call_sites})
 
     def _entry_parameters(self, main: Tree) -> dict:
