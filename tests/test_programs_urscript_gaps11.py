@@ -122,8 +122,8 @@ def test_a_brace_that_is_no_placeholder_is_a_plain_syntax_error(tmp_path):
 
 def test_a_file_ending_inside_its_def_is_refused_naming_the_def(tmp_path):
     """A skill file that a program completes (``# Insert real program here.`` then ``end`` appended): the file
-    alone ends inside ``def``, which the controller refuses too: after its last statement (line 5), naming the
-    ``def`` left open and its line."""
+    alone ends inside ``def``, which the controller refuses too: where the file ends (line 7, its comment), naming
+    the ``def`` left open and its line."""
     path = tmp_path / "fragment.script"
     path.write_text("def SpiralMotion():\n"
                     "    def spiral(r=0.001):\n"
@@ -134,7 +134,7 @@ def test_a_file_ending_inside_its_def_is_refused_naming_the_def(tmp_path):
                     "    # Insert real program here.\n")
     with pytest.raises(InputError, match=r"def SpiralMotion \(line 1\) is not closed") as info:
         read_program(path)
-    assert info.value.row == 5
+    assert info.value.row == 7
 
 
 def test_commands_sent_one_a_line_are_a_program(tmp_path):

@@ -278,6 +278,7 @@ class Job:
         self._outputs: list[_Role] = []
         self._declared: set[tuple[str, _Role]] = set()  # (a batch declares thousands: each a set look-up, not a list scan)
         self._by_destination: dict[Path, _Role] | None = None  # resolved destination -> output (made when needed)
+        self._by_path: dict[Path, _Role] | None = None  # declared path -> output but the log (made when needed)
         self._staged: dict[Path, Path] = {}  # destination (resolved) -> temporary
         self._log: _Role | None = None
         self._log_lines: list[str] = []
@@ -324,7 +325,7 @@ class Job:
         if ("out", role) not in self._declared:
             self._declared.add(("out", role))
             self._outputs.append(role)
-            self._by_destination = None
+            self._by_destination = self._by_path = None
         return role.path
 
     def derived_output(self, path: PathLike | None, option: str, begins: bytes, kind: str) -> Path | None:
@@ -335,8 +336,10 @@ class Job:
         """
         path = self.output(path, option)
         if path is not None:
-            k = self._outputs.index(_Role(path, option))
+            role = _Role(path, option)  # (the one just declared, unless declared before)
+            k = len(self._outputs) - 1 if self._outputs[-1] == role else self._outputs.index(role)
             self._outputs[k] = _Role(path, option, begins, kind)
+            self._by_destination = self._by_path = None
         return path
 
     def log(self, path: PathLike | None, option: str = "--report") -> Path | None:
@@ -344,6 +347,7 @@ class Job:
         path = self.output(path, option)
         if path is not None:
             self._log = self._outputs[-1]
+            self._by_path = None
         return path
 
     def echo(self, text: str) -> None:
@@ -494,10 +498,15 @@ class Job:
     # --- writing ---------------------------------------------------------------------------------
 
     def _role(self, dest: PathLike) -> _Role:
-        for role in self._outputs:
-            if role.path == Path(dest) and role is not self._log:
-                return role
-        raise ValueError(f"{dest} was not declared with Job.output")
+        if self._by_path is None:  # (one look-up an output: a task of 800 modules wrote 801, each scanning all)
+            self._by_path = {}
+            for role in self._outputs:
+                if role is not self._log:
+                    self._by_path.setdefault(role.path, role)
+        role = self._by_path.get(Path(dest))
+        if role is None:
+            raise ValueError(f"{dest} was not declared with Job.output")
+        return role
 
     def temporary(self, dest: PathLike) -> Path:
         """The temporary file standing in for the declared output ``dest`` until :meth:`commit` (made once)."""

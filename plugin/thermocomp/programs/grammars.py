@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import unicodedata
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -28,11 +29,54 @@ from thermocomp.programs.model import TextLines
 NO_RUNS = "(?!)MOVES"
 
 
+#: Most tokens lark reads in one parse (a file; a run's statements that the bulk lane leaves to the general rules):
+#: past it the file is refused naming the bound and the line reached (:class:`TooManyTokens`). A run of plain
+#: motions is one token; the corpus's most in one file is 105,058 (docs/programs.md, "What hostile input costs").
+MAX_TOKENS = 1_000_000
+
+
+class TooManyTokens(Exception):
+    """A parse passed :data:`MAX_TOKENS`, at ``line`` (1-based) of the text parsed."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+    def error(self, path: str, line: int | None = None) -> InputError:
+        """The refusal of the file ``path``, at ``line`` (default: the line of the parse)."""
+        return InputError(f"more than {MAX_TOKENS:,} tokens to parse (a run of plain motions read in bulk is one; "
+                          "the readers' bound, some 10 times the corpus's most: docs/programs.md); it stopped here",
+                          path=path, row=self.line if line is None else line)
+
+
+class _Bounded:
+    """The postlexer of every reader's parser: counts the tokens lark's lexer gives (before ``inner``, the
+    grammar's own postlexer, if any) and raises :class:`TooManyTokens` at the one past :data:`MAX_TOKENS`."""
+
+    def __init__(self, inner=None) -> None:
+        self.inner = inner
+        self.always_accept = getattr(inner, "always_accept", ())
+
+    def process(self, stream):
+        counted = self._counted(stream)
+        return counted if self.inner is None else self.inner.process(counted)
+
+    @staticmethod
+    def _counted(stream):
+        bound = MAX_TOKENS
+        for n, token in enumerate(stream):
+            if n == bound:
+                raise TooManyTokens(token.line)
+            yield token
+
+
 def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
     as ``__pycache__/<name>-<hash>.lark``. Each ``{KEY}`` of the grammar's text is replaced by
-    ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python)."""
+    ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python). Every parse is
+    bounded (:data:`MAX_TOKENS`)."""
     _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
+    options = {**options, "postlex": _Bounded(options.get("postlex"))}
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     for key, value in (substitutions or {}).items():
         grammar = grammar.replace("{" + key + "}", value)
@@ -64,8 +108,12 @@ def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, ta
     ``text``: its offsets, lines and columns as a parse of the whole text gives them. A run's statements that the
     bulk lane does not take, read by the grammar without its runs (:data:`NO_RUNS`)."""
     line_start = text.rfind("\n", 0, start) + 1
-    tree = parser.parse(" " * (start - line_start) + text[start:end] + tail)  # (the columns of the first line)
-    shifts = dict.fromkeys(_OFFSETS, line_start) | dict.fromkeys(_LINES, int(lines.arrays([start])[0][0]) - 1)
+    first_line = int(lines.arrays([start])[0][0])
+    try:
+        tree = parser.parse(" " * (start - line_start) + text[start:end] + tail)  # (the columns of the first line)
+    except TooManyTokens as exc:  # (placed in the file)
+        raise TooManyTokens(exc.line + first_line - 1) from None
+    shifts = dict.fromkeys(_OFFSETS, line_start) | dict.fromkeys(_LINES, first_line - 1)
     for node in tree.iter_subtrees():
         for item in (node.meta, *(c for c in node.children if not isinstance(c, Tree))):
             for key, shift in shifts.items():
@@ -293,6 +341,8 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     try:
         return parser.parse(parseable)
+    except TooManyTokens as exc:
+        raise exc.error(path) from None
     except UnexpectedInput as exc:
         binary = _BINARY.search(text)
         if binary is not None:
@@ -306,8 +356,14 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
             found = run_head(str(found))
         what = ("end of file" if at_end else "end of line" if str(found).isspace()
                 else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None))))
-        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
-        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        if at_end:  # (where the file ends: its last line, after its last character; lark names the last token's)
+            line, column = _end_of(text)
+        else:
+            line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
+            column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        invisible = None if at_end else _invisible_at(text, line, column)
+        if invisible is not None:  # (shown as written it looks like a space, or like nothing: "end of line", '»')
+            what, column = invisible
         interactive = getattr(exc, "interactive_parser", None)
         stack = [] if interactive is None else interactive.parser_state.value_stack
         if at_end and interactive is not None and not stack:
@@ -317,11 +373,47 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         if [getattr(t, "type", "") for t in stack[-2:]] == ["DOLLAR", "NUMBER"]:  # (URScript's step line)
             unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
                         f"($ {stack[-1]} \"MoveJ\")")
+        before = stack[-1] if stack else None
+        ended = getattr(before, "end_line", None) or getattr(getattr(before, "meta", None), "end_line", None)
+        if (language == "RAPID" and "SEMICOLON" in getattr(exc, "expected", ()) and ended is not None
+                and ended < line and not at_end):  # (the statement before went on to the next line's first word)
+            opened = (text.split("\n", ended)[ended - 1].split() or [""])[0].upper()
+            unclosed = (f"{_still_open(stack, blocks or {}, ends)} where line {ended} opens another {opened}"
+                        if opened in ("PROC", "FUNC", "TRAP", "MODULE", "RECORD") and blocks
+                        else f": the statement before it does not end with ';' (line {ended})")
         if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
             unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "
                         "any: a routine or declaration copied without its module")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
+
+
+#: Characters that look like a space or like nothing, which neither language takes outside strings and comments
+#: (text pasted from a web page, a PDF or a word processor): a syntax error on one names it.
+_INVISIBLE = "\xa0\x85\xad\ufeff\u200b\u200c\u200d\u200e\u200f\u2007\u2009\u202f\u2060\u2028\u2029\u3000"
+#: Each of them as a file read as ISO-8859-1 holds it: its UTF-8 bytes, and its one byte where it has one.
+_INVISIBLE_FORMS = {form: c for c in _INVISIBLE
+                    for form in (c.encode("utf-8").decode("latin-1"), *((c,) if ord(c) < 256 else ()))}
+_INVISIBLE_RE = re.compile("|".join(map(re.escape, sorted(_INVISIBLE_FORMS, key=len, reverse=True))))
+
+
+def _invisible_at(text: str, line: int, column: int) -> tuple[str, int] | None:
+    """``("no-break space (U+00A0), invisible ...", column)`` where a syntax error at 1-based ``line``, ``column``
+    of ``text`` stands on (or just after) one of :data:`_INVISIBLE`, and its column; else ``None``."""
+    row = text.split("\n", line)[line - 1] if line <= text.count("\n") + 1 else ""
+    for hit in _INVISIBLE_RE.finditer(row, 0, column + 3):
+        if hit.start() <= column - 1 <= hit.end():
+            c = _INVISIBLE_FORMS[hit.group()]
+            return (f"{unicodedata.name(c, 'next line control character').lower()} (U+{ord(c):04X}, shown as a space or as "
+                    "nothing by most editors; only spaces and tabs separate words: replace it)", hit.start() + 1)
+    return None
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """The 1-based line and column where ``text`` ends: its last line (the one its final line break ends, if any)
+    and the column after that line's last character."""
+    body = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+    return body.count("\n") + 1, len(body) - body.rfind("\n")
 
 
 def _placeholder(text: str, line: int, column: int, language: str) -> str:
@@ -337,8 +429,13 @@ def _as_written(found: str, text: str, position: int | None) -> str:
     """The text a syntax error found, as the file's author wrote it: a file is read byte for byte (as ISO-8859-1,
     so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or German note)
     would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there decode as UTF-8,
-    the character they spell is named instead."""
+    the character they spell is named instead; so is the one whose bytes began before it (``grÃ¶sse``: a RAPID
+    name took 'Ã', the first byte of 'ö', and the error stood on the second)."""
     if position is None or not found or ord(found[0]) < 0x80:
         return found
-    first = text[position:position + 4].encode("latin-1", errors="replace").decode("utf-8", errors="replace")[0]
-    return found if first == "\ufffd" else first
+    for back in range(min(position, 3) + 1):
+        chunk = text[position - back:position - back + 4].encode("latin-1", errors="replace")
+        first = chunk.decode("utf-8", errors="replace")[0]
+        if first != "\ufffd" and len(first.encode("utf-8")) > back:
+            return first
+    return found

@@ -578,9 +578,10 @@ class _Calls:
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
+        reached = self._reached()  # (once for the task: a module's unrun spans are then linear in its own tree)
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
-                self._uses(module_tree, uses, consts)
+                self._uses(module_tree, uses, consts, reached)
         passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
@@ -596,15 +597,15 @@ class _Calls:
                      for i, name in enumerate(step.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
 
-    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
+    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
-        a ``CONST`` (``consts``) in a PROC no cycle runs is left out."""
+        a ``CONST`` (``consts``) in a PROC no cycle runs (not in ``reached``, :meth:`_reached`) is left out."""
         key = self.file_key
         size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
                      if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
                      and isinstance(call.children[1].children[0], Tree)
                      and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
-        unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
+        unrun = self._unrun_spans(tree, reached)  # (what a routine no cycle runs reads cannot keep a declaration as written)
         for node in tree.find_data("name"):
             token = node.children[0]
             if token.start_pos not in size_only and not (str(token).lower() in consts
@@ -620,9 +621,9 @@ class _Calls:
                     if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
                         uses.setdefault(value, set()).add(start)
 
-    def _unrun_spans(self, tree: Tree) -> list[tuple[int, int]]:
-        """The spans of the PROCs of ``tree`` that no cycle runs: neither run by the walk nor called, connected or
-        evaluated from a routine it ran (a test routine of another module). None when a late-bound call ran."""
+    def _reached(self) -> set[str] | None:
+        """The routines a cycle runs: run by the walk, or called, connected or evaluated from a routine it ran (a
+        test routine of another module); None when a late-bound call ran (any routine may be)."""
         reached, todo = set(), list(self.visited)
         while todo:
             key = todo.pop()
@@ -630,7 +631,11 @@ class _Calls:
             reached.add(key)
             if routine is not None:
                 if self.summary(routine).late:
-                    return []
+                    return None
                 todo += self.summary(routine).calls
-        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
-                if self._routine_name(r).lower() not in reached]
+        return reached
+
+    def _unrun_spans(self, tree: Tree, reached: set[str] | None) -> list[tuple[int, int]]:
+        """The spans of the PROCs of ``tree`` that no cycle runs (not in ``reached``; none when it is None)."""
+        return [] if reached is None else [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
+                                           if self._routine_name(r).lower() not in reached]

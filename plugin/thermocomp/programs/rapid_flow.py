@@ -392,8 +392,10 @@ class _Flow(_Calls):
         must not follow a set's, which the hash seed decides)."""
         if id(node) not in self._written_order:
             first: dict[str, int] = {}
-            for token in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"):
-                first.setdefault(str(token).lower(), token.start_pos)
+            for token in (c for sub in node.iter_subtrees() for c in sub.children):  # (lark's scan_values yields
+                if isinstance(token, Token) and token.type == "NAME":  # through a generator a level: IF in IF)
+                    key = str(token).lower()
+                    first[key] = min(first.get(key, token.start_pos), token.start_pos)
             self._written_order[id(node)] = (node, first)  # (node kept: its id stays its)
         first = self._written_order[id(node)][1]
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))

@@ -139,7 +139,10 @@ def _check_routine(routine: Tree, path: str) -> None:
             raise _refuse(f"GOTO {target}: no label {target} in {_KINDS[routine.data]} "
                           f"{declared_name(routine)}", target, path)
         label, inside = known[str(target).lower()]
-        outside = next((block for block in inside if all(block[1] is not b[1] for b in blocks)), None)
+        common = 0  # (both are paths from the routine down its blocks: what they share is a common start)
+        while common < min(len(inside), len(blocks)) and inside[common][1] is blocks[common][1]:
+            common += 1
+        outside = inside[common] if common < len(inside) else None
         if outside is not None:
             raise _refuse(f"GOTO {target}: label {target} (line {label.meta.line}) stands in "
                           f"{_BLOCKS[outside[0].data]} (line {outside[0].meta.line}) this GOTO is outside of; a GOTO "

@@ -18,6 +18,7 @@ from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import check_file_name
 from thermocomp.programs import passes
+from thermocomp.programs.grammars import TooManyTokens
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RAPID_SUFFIXES, RapidOptions
@@ -49,6 +50,8 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
 
         options = RapidOptions() if rapid is None else rapid
         return read_urscript(path, options.max_motions, options.modules, options.entry)
+    except TooManyTokens as exc:  # (a run's statements that the general rules read: in the walker's file)
+        raise exc.error(getattr(_walker_of(exc), "path", str(path))) from None
     except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
         # a chain of routines each calling the next
         file, line, column = _innermost_place(exc, str(path))
