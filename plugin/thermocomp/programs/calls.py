@@ -16,6 +16,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import invert_transform, transform
+from thermocomp.programs import passes
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
 
 #: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
@@ -129,6 +130,45 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
     return without(steps, left)
 
 
+class Texts:
+    """Each point's final text, the end of both readers' walks (mixed into their walkers, which hold ``steps``,
+    ``direct_refs``, ``_passed``, ``_reads``, ``_in_call``, ``per_pass``, ``unsupported`` and ``notes``)."""
+
+    def finished(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str]
+                 ) -> tuple[list[MotionRun | Wait], dict]:
+        """The steps with each point's final text, calls that clash left as written (:func:`finish`; a per-pass
+        text is a table, one entry a run: never a clash), and the writer's extra on call sites' targets
+        (:func:`call_site_extra`). ``uses()``: the task-wide offsets of every use of each name (``fold`` of it) in
+        the program's files."""
+        steps = finish(self.steps, lambda unfollowed: self._decided(uses, fold, unfollowed), self._in_call,
+                       self.unsupported, self.notes, self.per_pass)
+        return steps, call_site_extra(self.notes, steps, set(self._passed), self._reads)
+
+    def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
+                 ) -> list[MotionRun | Wait]:
+        """A declaration is rewritten only if every use of its name is a followed motion's point (an ``Offs(p10,
+        ...)`` elsewhere, or a motion left as written, must keep reading the old value); a call site's target
+        (its offset in ``_passed``) if the routine reads its parameter only so (:func:`direct_through_calls`)."""
+        runs = [step for step in self.steps if isinstance(step, MotionRun)]
+        if not any(name for run in runs for name, own in zip(run.name_of_point, np.all(
+                run.text == run.argument, axis=1).tolist()) if not own):  # every target inline (a CAM program)
+            return list(self.steps)
+        found = uses()
+        passes.drop_tabled(found, self.steps, self.per_pass)
+        direct = direct_through_calls(self.direct_refs, self._passed, found, unfollowed) - unwritable(self._reads)
+        kept = {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
+        done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
+        for run in runs:
+            if id(run) not in done:
+                own = np.all(run.text == run.argument, axis=1).tolist()
+                at = ((run.text_file << 40) + run.text[:, 0]).tolist()
+                done[id(run)] = run.with_text_at_argument(np.array(
+                    [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                    else kept.get(fold(name), False))
+                     for i, name in enumerate(run.name_of_point)], dtype=bool))
+        return [done.get(id(step), step) for step in self.steps]
+
+
 def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:
     """``steps`` without the motions ``left[k]`` (their rows) of each step ``k``; a run left with none goes."""
     out = []
@@ -202,16 +242,14 @@ def unwritable(reads: dict[tuple[int, int], tuple | None]) -> set[int]:
     return {text for (text, _), read in reads.items() if read is None}
 
 
-def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], keys: Callable[[MotionRun], np.ndarray],
-                    literals: set[int],
+def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], literals: set[int],
                     reads: dict[tuple[int, int], tuple | None]) -> dict:
     """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
     ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
     program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added to ``notes``.
 
-    ``keys(run)``: each point's text and argument as task-wide offsets ``(p, 2)``; ``literals``: the texts' keys
-    of the call sites' targets; ``reads``: ``(text, argument)`` -> ``(A, B, how)`` of each one read through a
-    function."""
+    ``literals``: the texts' keys (task-wide offsets) of the call sites' targets; ``reads``: ``(text, argument)``
+    -> ``(A, B, how)`` of each one read through a function."""
     if not literals:
         return {}
     how: dict[int, str] = {}
@@ -221,7 +259,8 @@ def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], key
     for step in steps:
         if not isinstance(step, MotionRun):
             continue
-        at = keys(step)
+        at = np.stack([(step.text_file << 40) + step.text[:, 0],  # (each point's text and argument, task-wide)
+                       (step.file[step.row_of_points()] << 40) + step.argument[:, 0]], axis=1)
         for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
             read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
             how[first + i] = "as its target" if read is None else read[2]
@@ -261,4 +300,4 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
 
 
 __all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
-           "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without"]
+           "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without", "Texts"]

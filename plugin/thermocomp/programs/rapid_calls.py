@@ -14,13 +14,12 @@ from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.programs import calls, passes
+from thermocomp.programs import calls
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
     LINEAR,
     Finding,
-    MotionRun,
     Point,
     Wait,
     world_of_target,
@@ -219,7 +218,7 @@ class Summary(Visitor):
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
 
 
-class _Calls:
+class _Calls(calls.Texts):
     """The walker's routines and calls (mixed into ``rapid._Walker`` under :class:`.rapid_flow._Flow`)."""
 
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
@@ -535,35 +534,16 @@ class _Calls:
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
-    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
-        """A declaration is rewritten only if every use of its name in the module is a followed motion's point
-        (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
-        declared = {name.lower() for step in self.steps if isinstance(step, MotionRun)
-                    for name, own in zip(step.name_of_point, np.all(step.text == step.argument, axis=1).tolist())
-                    if name and not own}
-        if not declared:  # every target inline (a CAM program): nothing to check
-            return list(self.steps)
-        uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
+    def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
+        """Each name's uses (lower case) in the task's files, ``tree`` the program's (offsets keyed by file)."""
+        uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
-        direct -= calls.unwritable(self._reads)
-        kept = {name: not found <= direct for name, found in uses.items()}  # (once a name: linear in the uses)
-        done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
-        for step in self.steps:
-            if isinstance(step, MotionRun) and id(step) not in done:
-                own = np.all(step.text == step.argument, axis=1).tolist()
-                at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
-                done[id(step)] = step.with_text_at_argument(np.array(
-                    [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                    else kept.get(name.lower(), False))
-                     for i, name in enumerate(step.name_of_point)], dtype=bool))
-        return [done.get(id(step), step) for step in self.steps]
+        return uses
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of

@@ -142,13 +142,9 @@ class _Flow(_Calls):
             for note in notes:
                 self.note_once(note)
         unrun = self.note_unvisited()
-        steps = tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
-                                   self.unsupported, self.notes, self.per_pass))  # (calls that clash left as written)
-        call_sites = calls.call_site_extra(self.notes, steps, lambda run: np.stack([  # (a call site's target: at its
-            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
-            axis=1), set(self._passed), self._reads)  # offset in :attr:`_passed`)
+        steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
         return RobotProgram(
-            language="rapid", path=self.path, text=self.text, steps=steps,
+            language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             modules=tuple((m.path, m.text) for m in self.task.modules),

@@ -159,7 +159,7 @@ class _Loop:
     breaks: list = field(default_factory=list)
 
 
-class Flow:
+class Flow(calls.Texts):
     """The walker's control flow and calls (mixed into the walker)."""
 
     # ----- bounds
