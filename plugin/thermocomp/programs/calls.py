@@ -193,28 +193,20 @@ THROUGH: dict[str, tuple[tuple[int, str], ...]] = {
 }
 
 
-def through(how: str, T_in: FloatArray, T_out: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``(A, B)`` ``(4, 4)`` with ``T_out = A @ T_in @ B`` for a function of :data:`THROUGH` whose result is
-    ``T_out`` for the argument ``T_in`` (poses in the motion's frame, ``(4, 4)`` [m]), ``how`` it depends on it
-    (not ``"turn"``: :func:`read_through`)."""
-    eye = np.eye(4)
-    if how == "left":
-        return T_out @ invert_transform(T_in), eye
-    if how == "right":
-        return eye, invert_transform(T_in) @ T_out
-    return transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])
-
-
 def read_through(layers: Sequence[tuple[str, FloatArray, FloatArray]]) -> tuple[FloatArray, ...] | None:
     """The matrices ``(A, B)``, or ``(A, B, G)``, of nested functions of :data:`THROUGH` (``(how, T_in, T_out)``
     each, the innermost first; poses ``(4, 4)`` [m, the motion's frame]): a text's pose ``T`` gives the motion's
     target ``A @ g(T) @ B``, ``g`` the ``"turn"`` functions, ``g(T) = [G_R @ R | p + G_p]``, innermost only (none
-    other can be undone through fixed matrices: None then)."""
-    A = B = np.eye(4)
+    other can be undone through fixed matrices: None then). A function's own ``(A_f, B_f)``, ``T_out = A_f @ T_in
+    @ B_f``: ``T_out @ inv(T_in)`` on the left (``"left"``), ``inv(T_in) @ T_out`` on the right (``"right"``), or
+    the position moved and the orientation turned in its own frame (``"add"``)."""
+    A = B = eye = np.eye(4)
     G = None
     for how, T_in, T_out in layers:
         if how != "turn":
-            A_f, B_f = through(how, T_in, T_out)
+            A_f, B_f = ((T_out @ invert_transform(T_in), eye) if how == "left" else
+                        (eye, invert_transform(T_in) @ T_out) if how == "right" else
+                        (transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])))
             A, B = A_f @ A, B @ B_f
         elif A is B:  # (no other function inside it)
             turn = transform(T_out[:3, :3] @ T_in[:3, :3].T, T_out[:3, 3] - T_in[:3, 3])
@@ -224,10 +216,17 @@ def read_through(layers: Sequence[tuple[str, FloatArray, FloatArray]]) -> tuple[
     return (A, B) if G is None else (A, B, G)
 
 
-def same_read(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int], read: tuple) -> bool:
-    """Record in ``reads`` that the point ``key`` (its text, its argument) reads a call site's target through a
-    function as ``read`` (its matrices, :func:`read_through`, then how): False, and the key marked ``None``, where an earlier
+def read_at_call_site(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int],
+                      layers: Sequence[tuple[str, str]], poses: Sequence[FloatArray]) -> bool:
+    """Whether the point ``key`` (its text, its argument) reads a call site's target through the nested functions
+    ``layers`` of :data:`THROUGH` (``(name, how)`` each, the outermost first; ``poses`` ``(4, 4)`` [m]: the target,
+    then each function's result, the innermost first) as every earlier pass did; recorded in ``reads`` (the matrices,
+    :func:`read_through`, then how). False where they cannot be undone, or, the key marked ``None``, where an earlier
     pass read it through another (an offset that differs from pass to pass: one text cannot serve them)."""
+    matrices = read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
+    if matrices is None:
+        return False
+    read = (*matrices, "through " + " of ".join(name for name, _ in layers))
     known = reads.setdefault(key, read)
     if known is not None and len(known) == len(read) and all(
             np.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(known[:-1], read[:-1])):
@@ -238,7 +237,7 @@ def same_read(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int], 
 
 def unwritable(reads: dict[tuple[int, int], tuple | None]) -> set[int]:
     """The call sites' targets (their texts' keys) that a function reads differently from pass to pass
-    (:func:`same_read`): not written there, whatever else reads them."""
+    (:func:`read_at_call_site`): not written there, whatever else reads them."""
     return {text for (text, _), read in reads.items() if read is None}
 
 
@@ -300,4 +299,4 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
 
 
 __all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
-           "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without", "Texts"]
+           "finish", "read_at_call_site", "read_through", "text_poses", "unwritable", "without", "Texts"]

@@ -9,7 +9,6 @@ import dataclasses
 import functools
 import re
 
-import numpy as np
 from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
@@ -358,17 +357,14 @@ class _Calls(calls.Texts):
         if not (isinstance(data.node, Tree) and (data.file << 40) + span_of(data.node).start in self._passed):
             return None
         point = self.point(inner, local, kind, T_world_frame, T_flange_tcp, held)
-        T_in = _T_from_pose(data.value[:2])  # type: ignore[index]
-        A = B = np.eye(4)
-        for layer in reversed(layers):  # (the innermost first)
-            T_out = _T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
-            A_f, B_f = calls.through(calls.THROUGH[str(layer.children[0]).lower()][0][1], T_in, T_out)
-            A, B, T_in = A_f @ A, B @ B_f, T_out
-        key = ((point.file << 40) + point.text.start, self.file_key + span_of(node).start)
-        how = "through " + " of ".join(str(layer.children[0]) for layer in layers)
-        if not calls.same_read(self._reads, key, (A, B, how)):
+        poses = [_T_from_pose(data.value[:2]), *(_T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
+                                                 for layer in reversed(layers))]
+        if not calls.read_at_call_site(
+                self._reads, ((point.file << 40) + point.text.start, self.file_key + span_of(node).start),
+                [(str(layer.children[0]), calls.THROUGH[str(layer.children[0]).lower()][0][1]) for layer in layers],
+                poses):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
-        return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
+        return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, poses[-1][None], held)[0],
                                    argument=span_of(node))
 
     @functools.cached_property

@@ -743,7 +743,7 @@ class Flow(calls.Texts):
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
         moved_key = (key, self._exploring > 0, depth, tuple(f.name for f in self.frames), len(self.per_pass),
-                     list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
+                     list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.read_at_call_site)
         done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:  # (made again from a state met before: what it did then, done again)
             changed, self.tool, self.tool_why, returned, units, added = done[1:]
@@ -796,13 +796,10 @@ class Flow(calls.Texts):
         if not layers or not self._leads_to_call_site(inner, local):
             return None
         point = self.point(inner, local, kind)
-        poses = [self.lookup(inner.children[0], local).value.T]
-        for layer, _ in reversed(layers):  # (the innermost first)
-            poses.append(self.evaluate(layer, local).T)
-        matrices = calls.read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
-        key = (point.text.start, span_of(node).start)
-        name = " of ".join(str(layer.children[0]) for layer, _ in layers)
-        if matrices is None or not calls.same_read(self._reads, key, (*matrices, f"through {name}")):
+        poses = [self.lookup(inner.children[0], local).value.T, *(self.evaluate(layer, local).T
+                                                                 for layer, _ in reversed(layers))]
+        if not calls.read_at_call_site(self._reads, (point.text.start, span_of(node).start),
+                                       [(str(layer.children[0]), how) for layer, how in layers], poses):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
 
