@@ -169,6 +169,19 @@ class Texts:
         return [done.get(id(step), step) for step in self.steps]
 
 
+def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:
+    """The note on a construct ``word`` whose course is not resolved before running (``why``, by default its outcome
+    or count known only while running), at ``where`` (line, column, file), naming the lines of the motions under it
+    that are compensated and how many runs of its motions are ``kept`` as written."""
+    listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
+    held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
+            "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
+    if kept:
+        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
+    return Finding(f"{word}: not resolved before running ({why or 'its outcome or count is known only while running'}"
+                   f"); {held}", *where)
+
+
 def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:
     """``steps`` without the motions ``left[k]`` (their rows) of each step ``k``; a run left with none goes."""
     out = []
@@ -299,4 +312,4 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
 
 
 __all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
-           "finish", "read_at_call_site", "read_through", "text_poses", "unwritable", "without", "Texts"]
+           "finish", "read_at_call_site", "read_through", "text_poses", "unresolved_note", "unwritable", "without", "Texts"]

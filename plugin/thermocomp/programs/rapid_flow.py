@@ -86,18 +86,6 @@ class _Unknown(_Unsupported):
     """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
 
 
-def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0) -> Finding:
-    """The note on an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, naming the lines of the
-    motions under it that are compensated (and how many ``kept`` as written: :meth:`_Flow.check_paths`)."""
-    listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
-    held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
-            "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
-    if kept:
-        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
-    return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
-                   f"only while running); {held}", *_location(statement), file)
-
-
 #: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
 _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
                      "test_case"))
@@ -512,7 +500,8 @@ class _Flow(_Calls):
         for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
             left = [line for line in lines if line not in refused_lines]
             if len(left) < len(lines) and note in self.notes:
-                self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file, len(lines) - len(left))
+                self.notes[self.notes.index(note)] = calls.unresolved_note(
+                    _CONSTRUCTS[statement.data], left, (*_location(statement), note.file), kept=len(lines) - len(left))
         kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
         for run in self.steps:
             if isinstance(run, MotionRun) and id(run) not in kept:
@@ -621,7 +610,7 @@ class _Flow(_Calls):
             lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
                      for line in step.statement[:, 2].tolist()]
             self.conditional.extend(lines)
-            note = _unresolved_note(statement, lines, self.file)
+            note = calls.unresolved_note(_CONSTRUCTS[statement.data], lines, (*_location(statement), self.file))
             self.note_once(note)
             if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
                 self._conditional_notes[note] = (statement, lines)

@@ -473,19 +473,14 @@ class Flow(calls.Texts):
         self.note_unresolved(st, "if", first)
         return None
 
-    def note_unresolved(self, st: Tree, word: str, first: int,
-                        why: str = "its outcome or count is known only while running") -> None:
+    def note_unresolved(self, st: Tree, word: str, first: int, why: str = "") -> None:
         """A note naming the motions (the steps from ``first``) compensated under a condition the reader did not
         resolve (also listed in the program's ``extra["conditional"]``)."""
         ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                           for line in step.statement[:, 2].tolist()})
-        if not ordered:
-            return
-        self.conditional_lines.extend(ordered)
-        shown = ", ".join(map(str, ordered[:8])) + (f", ... ({len(ordered)})" if len(ordered) > 8 else "")
-        self.note_once(Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line "
-                               f"{shown}) are compensated, each once in the written order of the cycle",
-                               *line_col(st)))
+        if ordered:
+            self.conditional_lines.extend(ordered)
+            self.note_once(calls.unresolved_note(word, ordered, line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
