@@ -144,6 +144,21 @@ class Texts:
                        self.unsupported, self.notes, self.per_pass)
         return steps, call_site_extra(self.notes, steps, set(self._passed), self._reads)
 
+    def tabled(self, conditional: list[int], construct: str, location: Callable, add: Callable[[Finding], None]
+               ) -> frozenset[tuple[int, int]]:
+        """The per-pass texts the written program can hold (:func:`.passes.settle`; a text the calls need differently
+        is one too, :func:`.passes.take_calls`): the motions of the others dropped from the steps, refused at their
+        line; each note given to ``add``. ``conditional``: the lines of motions under unresolved constructs."""
+        passes.take_calls(self.steps, self._in_call, self.per_pass)
+        if not self.per_pass:
+            return frozenset()
+        self.steps[:], taken, refused, notes = passes.settle(self.steps, self.per_pass, set(conditional), construct,
+                                                             location, getattr(self, "cycle_start", None))
+        self.unsupported.extend(refused)
+        for note in notes:
+            add(note)
+        return taken
+
     def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
                  ) -> list[MotionRun | Wait]:
         """A declaration is rewritten only if every use of its name is a followed motion's point (an ``Offs(p10,

@@ -197,7 +197,7 @@ class _Walker(Flow, Motions, Values):
             if moves:
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
-        per_pass = self.check_per_pass()
+        per_pass = self.tabled(self.conditional_lines, "while", line_col, self.notes.append)
         steps, call_sites = self.finished(self._name_uses, str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
