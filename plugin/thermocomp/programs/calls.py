@@ -2,10 +2,10 @@
 
 A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``) runs once per call, each call with its
 own arguments, but its text exists once. The readers bind each parameter to its argument and record which motions
-each call ran; this module decides over the whole program what the writer may change: a declaration passed on to
-parameters (:func:`direct_through_calls`), a target written at the call site and read through functions such as
-``Offs`` (:data:`THROUGH`, :func:`call_site_extra`, :func:`text_poses`), and a text inside a routine that two calls
-need written differently (:func:`finish`: its motions stay as written, the later call reported).
+each call ran; this module decides over the whole program what the writer may change (:class:`Texts`, mixed into
+both walkers): a declaration passed on to parameters, a target written at the call site and read through functions
+such as ``Offs`` (:data:`THROUGH`, :func:`read_at_call_site`, :func:`text_poses`), and a text inside a routine that
+two calls need written differently (its motions stay as written, the later call reported).
 """
 
 from __future__ import annotations
@@ -22,25 +22,6 @@ from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, 
 #: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
 #: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
 Call = tuple[str, Span] | tuple[str, Span, int]
-
-
-def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, str]], uses: dict[str, set[int]],
-                         unfollowed: set[int]) -> set[int]:
-    """Offsets of the name tokens that are followed motions' points, call arguments included: ``passed``, a call
-    argument naming data (its offset) -> the called routine's span and the parameter's key in ``uses``, counts once
-    every use of that parameter in the routine does; ``unfollowed``: offsets of points whose motions stay as written.
-    """
-    direct = direct_refs - unfollowed
-    changed = True
-    while changed:  # a parameter passed on to a further call counts once that call's argument does
-        changed = False
-        for at, (routine, param) in passed.items():
-            if at in direct:
-                continue
-            if {u for u in uses.get(param, ()) if routine.start <= u < routine.end} <= direct:
-                direct.add(at)
-                changed = True
-    return direct
 
 
 def changing_motion(steps: list[MotionRun | Wait]) -> Motion | None:
@@ -88,61 +69,53 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
     return {key for key, _ in found}, [(_motion_of_point(new, i), call) for _, (new, i, call) in found]
 
 
-def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list[MotionRun | Wait]],
-           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding],
-           tabled: Collection[tuple[int, int]] = ()) -> list[MotionRun | Wait]:
-    """The program's steps with each point's final text, the motions of clashing calls left out.
-
-    ``run``: the steps as the reader ran them; ``finish_points(unfollowed)`` gives them again, in the same order,
-    with the texts decided as if the points at the offsets ``unfollowed`` were not followed; ``in_call``: the id of
-    each step run by a call with arguments -> that call; ``tabled``: the texts written as tables (never a clash). A
-    finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``.
-    """
-    unfollowed: set[int] = set()
-    while True:
-        steps = finish_points(unfollowed)
-        frozen, clashes = _clashes(run, steps, in_call, tabled) if in_call else (set(), [])
-        left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
-        dropped: set[int] = set()
-        for k, step in enumerate(steps if frozen else ()):
-            if not isinstance(step, MotionRun):
-                continue
-            hit = np.array([(a, b) in frozen for a, b in step.text[:, :2].tolist()], dtype=bool)
-            if hit.any():
-                rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
-                left[k] = rows
-                points = np.isin(step.row_of_points(), rows)
-                at = (step.file[step.row_of_points()] << 40) + step.argument[:, 0]  # (unique in a task's files)
-                dropped.update(at[points].tolist())
-        if not dropped - unfollowed:
-            break
-        unfollowed |= dropped
-    reported: dict[tuple, Finding] = {}  # one finding a call (a RAPID call: the file it is in, ``Call`` and an index)
-    for motion, (name, where, *file) in clashes:
-        reported.setdefault((where.line, where.column, *file), Finding(
-            f"{motion.instruction} at line {motion.statement.line} needs another target on this call of {name} than "
-            "on an earlier one: one written target cannot serve every call", where.line, where.column, *file))
-    unsupported.extend(reported.values())
-    for k, rows in left.items():
-        for motion in steps[k].take(rows).motions():
-            notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
-                                 "targets there", motion.statement.line, motion.statement.column, motion.file))
-    return without(steps, left)
-
-
 class Texts:
     """Each point's final text, the end of both readers' walks (mixed into their walkers, which hold ``steps``,
-    ``direct_refs``, ``_passed``, ``_reads``, ``_in_call``, ``per_pass``, ``unsupported`` and ``notes``)."""
+    ``direct_refs``, ``_passed``, ``_reads``, ``_in_call``, ``per_pass``, ``unsupported`` and ``notes``).
+
+    A routine's text exists once however many calls run it: ``_in_call`` maps the id of each step run by a call with
+    arguments to that call; ``_passed``, a call argument naming data or a target written at the call site (its
+    task-wide offset) to the called routine's span and the parameter's key; ``_reads``, ``(text, argument)`` of a
+    call site's target read through a function to ``(A, B, how)`` (:func:`read_at_call_site`)."""
 
     def finished(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str]
                  ) -> tuple[list[MotionRun | Wait], dict]:
-        """The steps with each point's final text, calls that clash left as written (:func:`finish`; a per-pass
-        text is a table, one entry a run: never a clash), and the writer's extra on call sites' targets
-        (:func:`call_site_extra`). ``uses()``: the task-wide offsets of every use of each name (``fold`` of it) in
-        the program's files."""
-        steps = finish(self.steps, lambda unfollowed: self._decided(uses, fold, unfollowed), self._in_call,
-                       self.unsupported, self.notes, self.per_pass)
-        return steps, call_site_extra(self.notes, steps, set(self._passed), self._reads)
+        """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
+        the call sites' targets (:meth:`_call_sites`). ``uses()``: the task-wide offsets of every use of each name
+        (``fold`` of it) in the program's files. A finding per clashing call goes to ``unsupported``, a note per
+        motion left as written to ``notes``; a per-pass text is a table, one entry a run: never a clash."""
+        unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
+        while True:
+            steps = self._decided(uses, fold, unfollowed)
+            frozen, clashes = _clashes(self.steps, steps, self._in_call, self.per_pass) if self._in_call else (set(), [])
+            left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
+            dropped: set[int] = set()
+            for k, step in enumerate(steps if frozen else ()):
+                if not isinstance(step, MotionRun):
+                    continue
+                hit = np.array([(a, b) in frozen for a, b in step.text[:, :2].tolist()], dtype=bool)
+                if hit.any():
+                    rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
+                    left[k] = rows
+                    points = np.isin(step.row_of_points(), rows)
+                    at = (step.file[step.row_of_points()] << 40) + step.argument[:, 0]  # (unique in a task's files)
+                    dropped.update(at[points].tolist())
+            if not dropped - unfollowed:
+                break
+            unfollowed |= dropped
+        reported: dict[tuple, Finding] = {}  # one finding a call (a RAPID call: the file it is in, ``Call``'s index)
+        for motion, (name, where, *file) in clashes:
+            reported.setdefault((where.line, where.column, *file), Finding(
+                f"{motion.instruction} at line {motion.statement.line} needs another target on this call of {name} "
+                "than on an earlier one: one written target cannot serve every call", where.line, where.column, *file))
+        self.unsupported.extend(reported.values())
+        for k, rows in left.items():
+            for motion in steps[k].take(rows).motions():
+                self.notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need "
+                                          "different targets there", motion.statement.line, motion.statement.column,
+                                          motion.file))
+        steps = without(steps, left)
+        return steps, self._call_sites(steps)
 
     def tabled(self, conditional: list[int], construct: str, location: Callable, add: Callable[[Finding], None]
                ) -> frozenset[tuple[int, int]]:
@@ -161,16 +134,26 @@ class Texts:
 
     def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
                  ) -> list[MotionRun | Wait]:
-        """A declaration is rewritten only if every use of its name is a followed motion's point (an ``Offs(p10,
-        ...)`` elsewhere, or a motion left as written, must keep reading the old value); a call site's target
-        (its offset in ``_passed``) if the routine reads its parameter only so (:func:`direct_through_calls`)."""
+        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed: a
+        declaration is rewritten only if every use of its name is a followed motion's point (an ``Offs(p10, ...)``
+        elsewhere, or a motion left as written, must keep reading the old value); a call site's target or a datum
+        passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is not read
+        through a function differently from pass to pass (:func:`read_at_call_site`)."""
         runs = [step for step in self.steps if isinstance(step, MotionRun)]
         if not any(name for run in runs for name, own in zip(run.name_of_point, np.all(
                 run.text == run.argument, axis=1).tolist()) if not own):  # every target inline (a CAM program)
             return list(self.steps)
         found = uses()
         passes.drop_tabled(found, self.steps, self.per_pass)
-        direct = direct_through_calls(self.direct_refs, self._passed, found, unfollowed) - unwritable(self._reads)
+        direct = self.direct_refs - unfollowed
+        changed = True
+        while changed:  # a parameter passed on to a further call counts once that call's argument does
+            changed = False
+            for at, (routine, param) in self._passed.items():
+                if at not in direct and {u for u in found.get(param, ()) if routine.start <= u < routine.end} <= direct:
+                    direct.add(at)
+                    changed = True
+        direct -= {text for (text, _), read in self._reads.items() if read is None}
         kept = {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for run in runs:
@@ -182,6 +165,36 @@ class Texts:
                                                     else kept.get(fold(name), False))
                      for i, name in enumerate(run.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
+
+    def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
+        """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
+        ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
+        program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added."""
+        if not self._passed:
+            return {}
+        how: dict[int, str] = {}
+        matrices: dict[int, tuple[FloatArray, ...]] = {}
+        where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
+        first, wanted = 0, np.fromiter(self._passed, dtype=np.int64, count=len(self._passed))
+        for step in steps:
+            if not isinstance(step, MotionRun):
+                continue
+            at = np.stack([(step.text_file << 40) + step.text[:, 0],  # (each point's text and argument, task-wide)
+                           (step.file[step.row_of_points()] << 40) + step.argument[:, 0]], axis=1)
+            for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
+                read = self._reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
+                how[first + i] = "as its target" if read is None else read[2]
+                if read is not None:
+                    matrices[first + i] = read[:-1]
+                where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
+            first += len(step.text)
+        if not how:
+            return {}
+        lines = sorted({line for line, _, _ in where.values()})
+        shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+        self.notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line "
+                                  f"{shown}): each is written there, each call's own", *min(where.values())))
+        return {"call_site": how, "through": matrices}
 
 
 def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:
@@ -263,47 +276,6 @@ def read_at_call_site(reads: dict[tuple[int, int], tuple | None], key: tuple[int
     return False
 
 
-def unwritable(reads: dict[tuple[int, int], tuple | None]) -> set[int]:
-    """The call sites' targets (their texts' keys) that a function reads differently from pass to pass
-    (:func:`read_at_call_site`): not written there, whatever else reads them."""
-    return {text for (text, _), read in reads.items() if read is None}
-
-
-def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], literals: set[int],
-                    reads: dict[tuple[int, int], tuple | None]) -> dict:
-    """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
-    ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
-    program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added to ``notes``.
-
-    ``literals``: the texts' keys (task-wide offsets) of the call sites' targets; ``reads``: ``(text, argument)``
-    -> ``(A, B, how)`` of each one read through a function."""
-    if not literals:
-        return {}
-    how: dict[int, str] = {}
-    matrices: dict[int, tuple[FloatArray, ...]] = {}
-    where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
-    first, wanted = 0, np.fromiter(literals, dtype=np.int64, count=len(literals))
-    for step in steps:
-        if not isinstance(step, MotionRun):
-            continue
-        at = np.stack([(step.text_file << 40) + step.text[:, 0],  # (each point's text and argument, task-wide)
-                       (step.file[step.row_of_points()] << 40) + step.argument[:, 0]], axis=1)
-        for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
-            read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
-            how[first + i] = "as its target" if read is None else read[2]
-            if read is not None:
-                matrices[first + i] = read[:-1]
-            where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
-        first += len(step.text)
-    if not how:
-        return {}
-    lines = sorted({line for line, _, _ in where.values()})
-    shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
-    notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line {shown}): "
-                         "each is written there, each call's own", *min(where.values())))
-    return {"call_site": how, "through": matrices}
-
-
 def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatArray, back: bool = False
                ) -> tuple[FloatArray, FloatArray]:
     """The poses ``R``, ``p`` ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] of ``points`` ``(k,)`` as the texts
@@ -326,5 +298,5 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
     return R, p
 
 
-__all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
-           "finish", "read_at_call_site", "read_through", "text_poses", "unresolved_note", "unwritable", "without", "Texts"]
+__all__ = ["THROUGH", "Call", "Texts", "changing_motion", "differing_texts", "read_at_call_site", "read_through",
+           "text_poses", "unresolved_note", "without"]

@@ -337,7 +337,7 @@ class _Calls(calls.Texts):
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
         if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
             # a target written at the call site: written there when the routine reads the parameter only as motions'
-            # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
+            # points (:class:`.calls.Texts`, the literal's offset standing for a name passed on)
             self._passed[self.file_key + span_of(node).start] = passed
             return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
