@@ -19,6 +19,14 @@ from thermocomp.geometry.rotations import invert_transform, transform
 from thermocomp.programs import passes
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
 
+#: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
+#: plus :data:`STATEMENTS_PER_LINE` a line of code of its files (some 10-25 µs a statement: linear in its length);
+#: past it the program is refused. A loop that moves nothing is unrolled while it runs at most
+#: :data:`MAX_QUIET_WORK` statements; a longer one is followed once, as a loop of count known only while running.
+MAX_STATEMENTS_RUN = 100_000
+STATEMENTS_PER_LINE = 50
+MAX_QUIET_WORK = 20_000
+
 #: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
 #: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
 Call = tuple[str, Span] | tuple[str, Span, int]
@@ -298,5 +306,5 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
     return R, p
 
 
-__all__ = ["THROUGH", "Call", "Texts", "changing_motion", "differing_texts", "read_at_call_site", "read_through",
-           "text_poses", "unresolved_note", "without"]
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "STATEMENTS_PER_LINE", "THROUGH", "Call", "Texts", "changing_motion",
+           "differing_texts", "read_at_call_site", "read_through", "text_poses", "unresolved_note", "without"]

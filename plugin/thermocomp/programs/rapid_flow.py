@@ -18,6 +18,7 @@ from lark import Token, Tree
 
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
+from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
 from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
     Finding,
@@ -54,17 +55,8 @@ _CONSTRUCTS = {
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
 
-#: Most statements the reader runs in one module (FOR loops and routine calls unrolled; a run of plain motions is
-#: one): this many plus :data:`STATEMENTS_PER_LINE` a line, whatever the input; past it the module is refused.
-MAX_STATEMENTS_RUN = 100_000
-STATEMENTS_PER_LINE = 50
-
 #: The data of a path's end joined (:meth:`_Flow.join`) that cost as much as one statement run (a few µs each).
 DATA_PER_STATEMENT = 8
-
-#: A FOR loop that moves nothing is unrolled while its passes times the statements a pass runs (:meth:`_Flow.cost`)
-#: stay within this many; a longer one is followed once as a loop of count known only while running.
-MAX_QUIET_WORK = 20_000
 
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))

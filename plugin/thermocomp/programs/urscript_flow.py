@@ -23,6 +23,7 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
+from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
 from thermocomp.programs.grammars import parse_at, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
@@ -65,18 +66,10 @@ KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transp
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: A counted ``while`` whose body moves nothing is unrolled while it runs at most this many statements; past it, it
-#: is a loop of count known only while running.
-MAX_QUIET_WORK = 20_000
-
 #: Most passes of a loop's body followed to find the state at its head (Flow.settle); past it, everything the body
 #: may change is known only while running there.
 MAX_SETTLE = 3
 
-#: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
-#: many, plus :data:`STATEMENTS_PER_LINE` a line of the file (some 10-25 µs a statement: linear in its length).
-MAX_STATEMENTS_RUN = 100_000
-STATEMENTS_PER_LINE = 50
 
 
 def _names(node: Tree) -> Counter:
