@@ -147,9 +147,8 @@ class Texts:
         elsewhere, or a motion left as written, must keep reading the old value); a call site's target or a datum
         passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is not read
         through a function differently from pass to pass (:func:`read_at_call_site`)."""
-        runs = [step for step in self.steps if isinstance(step, MotionRun)]
-        if not any(name for run in runs for name, own in zip(run.name_of_point, np.all(
-                run.text == run.argument, axis=1).tolist()) if not own):  # every target inline (a CAM program)
+        runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
+        if not runs:  # (every target inline: a CAM program)
             return list(self.steps)
         found = uses()
         passes.drop_tabled(found, self.steps, self.per_pass)
@@ -163,15 +162,14 @@ class Texts:
                     changed = True
         direct -= {text for (text, _), read in self._reads.items() if read is None}
         kept = {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
-        done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
-        for run in runs:
-            if id(run) not in done:
-                own = np.all(run.text == run.argument, axis=1).tolist()
-                at = ((run.text_file << 40) + run.text[:, 0]).tolist()
-                done[id(run)] = run.with_text_at_argument(np.array(
-                    [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                    else kept.get(fold(name), False))
-                     for i, name in enumerate(run.name_of_point)], dtype=bool))
+        done: dict[int, MotionRun] = {}
+        for k, run in runs.items():  # (a step repeated, the passes of a FOR loop: decided once)
+            own = np.all(run.text == run.argument, axis=1).tolist()
+            at = ((run.text_file << 40) + run.text[:, 0]).tolist()
+            done[k] = run.with_text_at_argument(np.array(
+                [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                else kept.get(fold(name), False))
+                 for i, name in enumerate(run.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
 
     def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
