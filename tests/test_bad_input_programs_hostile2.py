@@ -115,11 +115,3 @@ def test_an_aggregate_of_number_lists_with_an_expression_at_its_end_is_lexed_in_
         signal.signal(signal.SIGVTALRM, before)
     assert code == EXIT_OK, err
 
-
-@pytest.mark.parametrize("name", ["MoveL", "movej", "ArcL"])
-def test_external_naming_a_motion_instruction_is_refused_not_ignored(case, capsys, name):
-    """``--external MoveL`` (a motion instruction, which moves the robot) was accepted and ignored: the option
-    declares routines that move nothing."""
-    (case / "b.mod").write_text(PROGRAM.replace("  g;\n", ""))
-    refused(case, capsys, [*BATCH, "--program", "b.mod", "--out", "o.mod", "--external", name], EXIT_INPUT,
-            f"--external {name}: expected a routine that moves nothing", "motion instruction")

@@ -73,30 +73,6 @@ def test_a_module_that_is_the_program_or_another_module_is_refused_by_the_option
                            "--out", "o.mod"], EXIT_INPUT, *words)
 
 
-@pytest.mark.parametrize("names", [["Nope"], ["grip,Nope"], ["grip", "GripOpenx"]])
-def test_an_external_routine_no_file_of_the_task_names_is_refused(case, capsys, names):
-    """``--external`` of a name the program never calls (a typo: ``GripOpenx`` for ``GripOpen``) was accepted
-    silently; a name the program calls (in any case: RAPID names are not case-sensitive) is still taken."""
-    (case / "p.mod").write_text(PROGRAM.replace("ENDPROC", "  GRIP;\nENDPROC"))
-    bad = names[-1].split(",")[-1]
-    argv = [*RAPID, "--program", "p.mod", "--out", "o.mod"]
-    refused(case, capsys, [*argv, *(a for n in names for a in ("--external", n))], EXIT_INPUT,
-            f"--external {bad}: no file of the task names {bad} (p.mod)")
-    code, out, err = run_cli(capsys, [*argv, "--external", "grip"])
-    assert code == EXIT_OK, err
-    assert (case / "o.mod").read_text().count("GRIP;") == 1
-
-
-def test_an_external_routine_named_only_in_a_module_of_the_task_is_taken(case, capsys):
-    (case / "p.mod").write_text(PROGRAM.replace("ENDPROC", "  g;\nENDPROC"))
-    (case / "m2.mod").write_text("MODULE M2\nPROC g()\n  Blink;\nENDPROC\nENDMODULE\n")
-    code, out, err = run_cli(capsys, [*RAPID, "--program", "p.mod", "--module", "m2.mod", "--external", "Blink",
-                                      "--out", "o.mod"])
-    assert code == EXIT_OK, err
-    refused(case, capsys, [*RAPID, "--program", "p.mod", "--module", "m2.mod", "--external", "Blinks",
-                           "--out", "o2.mod"], EXIT_INPUT, "no file of the task names Blinks (p.mod, m2.mod)")
-
-
 @pytest.mark.parametrize(("line", "column", "number"), [
     ("  $5.4 while True:", 8, "5.4"),  # the label forgotten, the next statement on the step's line
     ("  $ 7", 6, "7"),  # the step's line ends after its number

@@ -70,6 +70,7 @@ _GATHERINGS = [
     ("held-out-12", 25, 15, ("rapid", 25), None, ()),
     ("held-out-13", 18, 10, ("urscript", 18), None, ()),
     ("held-out-14", 18, 12, None, None, ()),
+    ("held-out-15", 25, 15, None, None, ()),
 ]
 
 

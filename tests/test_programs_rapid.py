@@ -177,7 +177,6 @@ UNSUPPORTED = [
     ("    IndAMove Station_A, 1 \\ToAbsNum:=90, 20;\n", "IndAMove"),  # an independent axis
     ("    PDispOn \\ExeP:=a, a, tool0;\n", "PDispOn"),  # a displacement known only while running
     ("    CONNECT intno1 WITH trap1;\n", "CONNECT"),
-    ("    OtherModuleRoutine;\n", "OtherModuleRoutine"),
 ]
 
 

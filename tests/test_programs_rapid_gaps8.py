@@ -119,7 +119,8 @@ def test_a_module_of_the_task_finds_its_own_local_routines_data_and_traps(tmp_pa
 
 def test_two_modules_own_routines_of_one_name_are_not_taken_for_each_other(tmp_path):
     """Each module's ``go_home`` moves to its own ``home``: a call is not followed to the other module's (refused
-    at both calls, as a routine found in no module, rather than compensated with the wrong target)."""
+    at both calls, as a LOCAL PROC of two modules, rather than compensated with the wrong target, or passed over as a
+    routine found in no module)."""
     main, one, two = tmp_path / "main.mod", tmp_path / "one.mod", tmp_path / "two.mod"
     main.write_text("MODULE MainMod\n    PROC main()\n        run_a;\n        run_b;\n    ENDPROC\nENDMODULE\n")
     one.write_text(_library("a", 480))

@@ -112,9 +112,6 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
                             "output; unchanged modules are not written")
     rapid.add_argument("--entry", default="main", metavar="NAME",
                        help="the routine one cycle runs (default main; RobotStudio exports often hold Path_10)")
-    rapid.add_argument("--external", action="append", default=[], metavar="NAME[,NAME]",
-                       help="routines found in no module that neither move the robot nor change data a motion "
-                            "reads (repeatable): their calls are kept as written")
     rapid.add_argument("--max-motions", type=int, metavar="N",
                        help="most motions and waits the program may unroll to through loops (RAPID FOR, URScript while) "
                             "and calls (default 2,000,000, some 8 GB of memory); a program past it is refused with its "
@@ -141,7 +138,6 @@ def _program_options(args: argparse.Namespace, settings):
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
         unsupported=args.unsupported, joint_targets=args.joint_targets,
         rapid=RapidOptions(modules=tuple(args.module), entry=args.entry,
-                           external=tuple(n.strip() for names in args.external for n in names.split(",")),
                            **({} if args.max_motions is None else {"max_motions": args.max_motions})))
 
 
@@ -150,7 +146,7 @@ def _check_task_options(args: argparse.Namespace) -> None:
     from thermocomp.errors import ConfigurationError
 
     task = [flag for flag, used in (("--module", args.module), ("--entry", args.entry != "main"),
-                                    ("--external", args.external), ("--max-motions", args.max_motions is not None))
+                                    ("--max-motions", args.max_motions is not None))
             if used]
     if task:
         raise ConfigurationError(f"{', '.join(task)}: only with --program (they describe a RAPID program's task)")

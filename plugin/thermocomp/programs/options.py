@@ -42,7 +42,7 @@ class ProgramOptions:
         ``"refuse"`` (default): a construct that cannot be followed stops the run, nothing written; ``"keep"``: it
         is left as written, with a warning.
     rapid
-        How a RAPID program is read: the task's other modules, the entry routine, external routines, the bound on
+        How a RAPID program is read: the task's other modules, the entry routine, the bound on
         unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to URScript too).
     joint_targets
         ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej`` of a joint list: home and via

@@ -55,7 +55,7 @@ RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
 
 @dataclass(frozen=True)
 class RapidOptions:
-    """How a RAPID task is read: its other modules, its entry routine, routines known not to move, a size bound.
+    """How a RAPID task is read: its other modules, its entry routine, a size bound.
 
     Parameters
     ----------
@@ -64,9 +64,6 @@ class RapidOptions:
         declarations are read and their routines checked where the program calls them. Nothing in them is written.
     entry
         The routine one cycle runs (``main``; RobotStudio's exports often hold only ``Path_10``).
-    external
-        Routines found in no module that neither move the robot nor change data a motion reads
-        (a gripper or process library the controller holds): calls of them are kept as written.
     max_motions
         Most motions and waits the entry routine may unroll to (FOR loops and calls, counted before
         anything is followed): a module past it is refused with its count.
@@ -74,17 +71,13 @@ class RapidOptions:
 
     modules: tuple[str, ...] = ()
     entry: str = "main"
-    external: tuple[str, ...] = ()
     max_motions: int = MAX_MOTIONS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "modules", tuple(str(m) for m in self.modules))
-        object.__setattr__(self, "external", tuple(self.external))
-        for option, names in (("--entry", (self.entry,)), ("--external", self.external)):
-            for name in names:
-                if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
-                    raise ConfigurationError(f"{option}: expected a routine name (a RAPID PROC's or a URScript "
-                                             f"def's: a letter, then letters, digits or _), got {name!r}")
+        if not (isinstance(self.entry, str) and _RAPID_NAME.fullmatch(self.entry)):
+            raise ConfigurationError("--entry: expected a routine name (a RAPID PROC's or a URScript def's: a letter, "
+                                     f"then letters, digits or _), got {self.entry!r}")
         if isinstance(self.max_motions, bool) or not isinstance(self.max_motions, int) or self.max_motions < 1:
             raise ConfigurationError(f"--max-motions: expected a whole number >= 1, got {self.max_motions!r}")
 
@@ -115,7 +108,7 @@ _BLOCK_ENDS = frozenset(f"END{kind}" for kind in _BLOCKS)
 def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None,
                options: RapidOptions | None = None) -> RobotProgram:
     """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``), with the task's other modules,
-    entry routine and external routines of ``options``.
+    entry routine of ``options``.
 
     Returns
     -------
@@ -174,7 +167,7 @@ class _Walker(_Flow, _Motions, _Declarations):
 
     def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None, task: _Task) -> None:
         self.task = task
-        self.external = {n.lower() for n in self.task.options.external}
+        self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
         self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
@@ -195,6 +188,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
+        self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
         self.unsupported: list[Finding] = []

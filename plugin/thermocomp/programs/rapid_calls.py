@@ -12,7 +12,7 @@ import re
 from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
-from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.errors import InputError
 from thermocomp.programs import calls
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
@@ -45,9 +45,13 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
-#: How a call of a routine found nowhere is named.
-_NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
-              "{name} that it does not move the robot)")
+#: The instructions thermocomp knows: a call of any other name that no module of the task declares is a routine
+#: found nowhere (:meth:`_Calls.found_nowhere`).
+_KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime",))
+
+#: How a call of a ``LOCAL PROC`` that two other modules of the task declare is refused.
+_LOCAL_TWICE = ("a LOCAL PROC of two other modules of the task: which one a call runs is not followed (give one of "
+                "them another name)")
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
@@ -70,7 +74,8 @@ class Summary(Visitor):
     ----------
     blocker : str | None
         The first thing that moves the robot or changes how later motions run (a motion, a mode instruction, a
-        ``GOTO``, a late call, a routine found nowhere, an assignment to a parameter, recursion), with its line.
+        ``GOTO``, a late call, an assignment to a parameter, recursion), with its line; a routine found nowhere is
+        none (:meth:`_Calls.found_nowhere`).
     blocker_at_call : str | None
         The same but its own assignments to its parameters, which a call maps to the data named there (:meth:`_merge`).
     motion : str | None
@@ -200,15 +205,16 @@ class Summary(Visitor):
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
         elif key in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
-        elif routine is None and key not in flow.external and key not in _PASSIVE and key != "waittime":
-            func = flow.funcs.get(key)
-            self._found(f"{name} at {self._at(sub)}, a routine {_NOT_FOUND.format(name=name)}" if func is None else
-                        f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.origin.get(id(func), ''))}) called "
+        elif key in flow.funcs and routine is None:
+            func = flow.funcs[key]
+            self._found(f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.origin.get(id(func), ''))}) called "
                         "as a procedure, which a FUNC cannot be")
+        elif routine is None and ("proc", key) in flow.foreign_local:
+            self._found(f"{name} at {self._at(sub)}, {_LOCAL_TWICE}")
         elif routine is not None and key in self._calling:
             self.mutates = True
             self._found(f"a recursive call of {name} at {self._at(sub)}")
-        elif routine is not None and key not in flow.external:
+        elif routine is not None:
             inner = self._merge(flow.summary(routine, self._calling), sub)
             self.mutates |= inner.mutates
             if self.motion is None:
@@ -385,8 +391,6 @@ class _Calls(calls.Texts):
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.external:
-            pass  # declared by the user: moves nothing, changes nothing a motion reads
         elif key in self.procs and id(self.procs[key]) in self.origin and self.summary(self.procs[key]).blocker is None:
             # another module's routine that moves nothing: passed over, what it assigns changed from the call on
             self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
@@ -415,9 +419,11 @@ class _Calls(calls.Texts):
             func = self.funcs[key]
             raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "
                              f"called as a procedure (its value is used in an expression: x := {name}(...);)", statement)
-        else:
-            raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
-                               statement)
+        elif ("proc", key) in self.foreign_local:
+            raise _Unsupported(f"{name} is {_LOCAL_TWICE}", statement)
+        else:  # a routine found nowhere: assumed to move nothing; the data passed to it changed from here on
+            self.record_change(statement, local)
+            self._late_nowhere.setdefault(key, (self.file, statement))
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
         """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file; a
@@ -434,48 +440,73 @@ class _Calls(calls.Texts):
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
         try:
-            scope = self.bind_arguments(routine, call_args, local, statement)
-        except _Unsupported:
-            if not quiet:
+            scope: dict[str, _Data] | None = self.bind_arguments(routine, call_args, local, statement)
+        except _Unsupported as unknown:
+            if found.blocker_at_call is not None:
                 raise
-            scope = self.bind_arguments(routine, None, None)  # (arguments known only while running: nothing moves)
+            scope = self.bind_arguments(routine, None, None) if quiet else None  # (known only while running)
+            if scope is None:  # moves nothing: what it changes (the data passed to it too) known only while running
+                self.record_change(statement, local)
+                reason = re.sub(r"[;:] its value at this motion is not known$", "", unknown.message)
+                self.note_once(Finding(f"{name} is called with an argument not known before running ({reason}); it "
+                                       "moves nothing: passed over, what it changes is known only while running from "
+                                       "here on (its time is not in the estimate)", *_location(statement), self.file))
         self.visited.add(key)
         first = len(self.steps)
         self._quiet += [name] if quiet else []
         try:
-            with self.in_file(self.routine_file(routine)):
-                self.run_routine(routine, depth + 1, scope)
+            if scope is not None:
+                with self.in_file(self.routine_file(routine)):
+                    self.run_routine(routine, depth + 1, scope)
         finally:
             del self._quiet[len(self._quiet) - quiet:]
-        if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
+        if quiet or scope is None:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
             for read in set(self._first_read) - read_before:
                 del self._first_read[read]
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(statement), self.file)
 
-    def check_external(self, entry: list[Tree]) -> None:
-        """``--external`` names routines the controller holds that move nothing: one that is the entry routine, or a
-        routine of the task that moves the robot or changes data a motion reads, is refused naming it."""
-        entry_names = {self._routine_name(p).lower() for p in entry}
-        for name in self.task.options.external:
-            key = name.lower()
-            if key in entry_names:
-                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
-                                         f"routine {name} (the routine one cycle runs)")
-            routine = self.procs.get(key)
-            if routine is None and (key in MOTIONS or key in PROCESS_MOTIONS):  # (was ignored: still followed)
-                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got RAPID's "
-                                         f"motion instruction {name}")
+    def found_nowhere(self, key: str) -> bool:
+        """Whether a call of ``key`` (lower case) names a routine that no module of the task declares and that is no
+        instruction thermocomp knows (a gripper's, a process's or a logging routine kept in a module not given)."""
+        return key not in _KNOWN and key not in self.procs and key not in self.funcs \
+            and ("proc", key) not in self.foreign_local
+
+    def note_found_nowhere(self, entry: list[Tree]) -> tuple[tuple[str, int, int, int], ...]:
+        """One note for each routine found nowhere that the routines a cycle may run call (those run, and what they
+        call, evaluate or connect), or a late-bound call ran: its name, its first call, how many calls, and what its
+        calls' being passed over assumes (:meth:`run_call`). Returns ``(name, file, line, column)`` of each such
+        call the ``entry`` routines make themselves, in order (``RobotProgram.extra["nowhere"]``: a cycle that runs
+        no motion is refused naming them, :func:`.read.read_checked`)."""
+        named = {self._routine_name(r).lower(): r for r in self.routines}
+        sites: dict[str, list[tuple[int, Tree]]] = {}
+        reached, todo = set(), list(self.visited)
+        while todo:  # (each routine once: linear in the task)
+            key = todo.pop()
+            routine = None if key in reached else (named.get(key) or self.procs.get(key) or self.funcs.get(key)
+                                                   or self.traps.get(key))
+            reached.add(key)
             if routine is None:
                 continue
-            found = self.summary(routine)
-            reason = found.blocker or found.changed and f"an assignment to {', '.join(sorted(found.changed))}"
-            if reason:
-                where = self.origin.get(id(routine), self.path)
-                raise ConfigurationError(f"--external {name}: expected a routine that neither moves the robot nor "
-                                         f"changes data a motion reads, got PROC {name} of {where} (line "
-                                         f"{_location(routine)[0]}), which holds {reason}")
+            todo += self.summary(routine).calls
+            for call in routine.find_data("call"):
+                if isinstance(call.children[0], Token) and self.found_nowhere(str(call.children[0]).lower()):
+                    sites.setdefault(str(call.children[0]).lower(), []).append((self.routine_file(routine), call))
+        for key, site in self._late_nowhere.items():
+            sites.setdefault(key, [site])
+        spans = [(self.routine_file(r), r.meta.start_pos, r.meta.end_pos) for r in entry]
+        own = sorted((f, *_location(c), str(c.children[0])) for found in sites.values() for f, c in found
+                     if any(f == file and a <= c.meta.start_pos < b for file, a, b in spans))
+        firsts = sorted((min((f, *_location(c), c) for f, c in found), len(found)) for found in sites.values())
+        for (file, _, _, first), count in firsts:
+            name, where = str(first.children[0]), self._at(first, self._files[file][0])
+            self.notes.append(Finding(
+                f"{name} is a routine found in no module of the task: its {count} call(s) (the first at {where}) "
+                "are passed over, assuming it moves nothing and changes nothing but the data passed to it (a motion "
+                "that reads those after a call is refused); their time is not in the time estimate (give its module "
+                "with --module FILE to have it followed)", *_location(first), file))
+        return tuple((name, file, line, column) for file, line, column, name in own)
 
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``, default ``main``); without a ``main``, or with an empty one (RobotStudio's

@@ -193,6 +193,11 @@ def _location(item: Tree | Token) -> tuple[int, int]:
     return span_of(item)[2:]  # type: ignore[return-value]
 
 
+def _construct(node: Tree) -> str:
+    """The conditional construct ``node`` as RAPID writes it (a compact IF is an ``IF``)."""
+    return "IF" if node.data == "compact_if" else node.data.split("_")[0].upper()
+
+
 def _is_local(item: Tree) -> bool:
     return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
 
@@ -322,6 +327,7 @@ class _Declarations:
                              name_token)
         if storage == "pers":
             self.persistent.add(key)  # (another task or the operator may change it)
+        self.storages.setdefault(key, set()).add(storage)
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
 
@@ -436,10 +442,14 @@ class _Declarations:
             joined = mark.joined
             if joined is not None and joined[0] is mark.changed:
                 raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
-                                   f"value inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, "
+                                   f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
-            raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}); "
+            by = mark.changed  # (a call of a routine found nowhere: named, as what may change it)
+            by = (f": passed to {by.children[0]}, a routine found in no module of the task, which may change it"
+                  if isinstance(by, Tree) and by.data == "call" and isinstance(by.children[0], Token)
+                  and self.found_nowhere(str(by.children[0]).lower()) else "")
+            raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                                "its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
@@ -505,7 +515,7 @@ class _Declarations:
         root = self.changed_root(node.children[0])
         left = None if root is None else self.marks.get(str(root).lower(), _NO_MARK).zero_left
         if left is not None:
-            raise _Unsupported(f"{root} has no value on a path through the {left.data.split('_')[0].upper()} at "
+            raise _Unsupported(f"{root} has no value on a path through the {_construct(left)} at "
                                f"line {_location(left)[0]} (all its parts zero), and this reads a part of it: its "
                                "value at this motion is not known", node)
         base, btype = self.evaluate_typed(node.children[0], local)
@@ -753,7 +763,7 @@ class _Declarations:
     def changed_tokens(self, node: Tree) -> list[Token | str]:
         """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...``: ``p``), the arguments
         a routine of the RAPID base writes (:data:`WRITES`), what a routine of the task writes and assigns
-        (:meth:`_Flow.summary`), every datum named in the arguments of a function found nowhere."""
+        (:meth:`_Flow.summary`), every datum named in the arguments of a function or routine found nowhere."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
             return [] if root is None else [root]
@@ -766,14 +776,17 @@ class _Declarations:
             return [*sorted(found.changed), *self.written_arguments(node, *found.written)]
         if node.data == "func_call" and key not in WRITES and key not in EVALUATED:
             return self.written_arguments(node, (-1,), frozenset())  # (a function found nowhere)
+        if node.data == "call" and self.found_nowhere(key):  # (a routine found nowhere: every datum passed to it
+            return [t for t in self.written_arguments(node, (-1,), None)  # but a CONST, which no routine can write)
+                    if self.storages.get(str(t).lower()) != {"const"}]
         return self.written_arguments(node, *WRITES.get(key, ((), frozenset())))
 
-    def written_arguments(self, call: Tree, places: tuple[int, ...], names: frozenset[str]) -> list[Token]:
+    def written_arguments(self, call: Tree, places: tuple[int, ...], names: frozenset[str] | None) -> list[Token]:
         """The data named whole (or a part of: ``p.trans``, ``a{i}``) by the arguments of ``call`` at ``places``
-        among the required ones (``(-1,)``: every one) and by its optional arguments ``names``."""
+        among the required ones (``(-1,)``: every one) and by its optional arguments ``names`` (None: every one)."""
         positional, optional = self.split_args(call.children[1] if len(call.children) > 1 else None)
         written = [a for i, a in enumerate(positional) if i in places or places == (-1,)]
-        written += [v for k, v in optional.items() if v is not None and k in names]
+        written += [v for k, v in optional.items() if v is not None and (names is None or k in names)]
         return [t for t in map(self.changed_root, written) if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:

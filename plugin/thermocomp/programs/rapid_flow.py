@@ -100,7 +100,6 @@ class _Flow(_Calls):
         self.collect(tree, None)
         self.declare_deferred()
         entry = self.entry_routines()
-        self.check_external(entry)
         if entry:  # the body whose last statement may be the production loop (:meth:`run_while`)
             self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
@@ -115,13 +114,14 @@ class _Flow(_Calls):
             self.check_cycles()
         per_pass = self.tabled(self.conditional, "FOR", _location, self.note_once)
         unrun = self.note_unvisited()
+        nowhere = self.note_found_nowhere(entry)
         steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             modules=tuple((m.path, m.text) for m in self.task.modules),
-            extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
+            extra={"unrun": unrun, "nowhere": nowhere, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
                    "per_pass": per_pass, "statements_run": self.statements_run, **call_sites},
         )

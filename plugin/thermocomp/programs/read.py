@@ -7,7 +7,6 @@ or with motions that have no joints form when that form is asked for. docs/progr
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -32,7 +31,7 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
 
     ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
-    task's other modules, entry routine, external routines (:class:`~thermocomp.programs.rapid.RapidOptions`).
+    task's other modules and entry routine (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
     from thermocomp.programs.rapid import read_rapid
 
@@ -45,15 +44,10 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     sys.setrecursionlimit(_depth() + READ_FRAMES)  # (the same levels of nesting whoever calls)
     try:
         if language == "rapid":
-            prog = read_rapid(path, progress, rapid)
-            _check_external_named(prog, () if rapid is None else rapid.external)
-            return prog
+            return read_rapid(path, progress, rapid)
         from thermocomp.programs.urscript import read_urscript
 
         options = RapidOptions() if rapid is None else rapid
-        if options.external:  # (RAPID's option: a URScript's calls of functions it lacks are not kept as written)
-            raise ConfigurationError(f"--external: a RAPID task's routines; {Path(path).name} is a URScript "
-                                     "program (docs/programs.md)")
         return read_urscript(path, options.max_motions, options.modules, options.entry)
     except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
         # a chain of routines each calling the next
@@ -103,20 +97,6 @@ def _check_modules(program: PathLike, modules: tuple[str, ...]) -> None:
         if earlier is not None:
             raise ConfigurationError(f"--module {module}: the same file as {earlier}; give each module once")
         given.update(dict.fromkeys(found, f"--module {module}"))
-
-
-def _check_external_named(prog: RobotProgram, external: tuple[str, ...]) -> None:
-    """Refuse an ``--external`` routine that no file of the task names (a typo, or a routine of another program):
-    accepted silently, it would say nothing of the call it was meant for. One pass over each file."""
-    if not external:
-        return
-    words = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, external)) + r")(?!\w)", re.IGNORECASE)
-    named = {m.group().lower() for _, text in prog.files for m in words.finditer(text)}
-    for name in external:
-        if name.lower() not in named:
-            raise ConfigurationError(f"--external {name}: no file of the task names {name} ("
-                                     f"{', '.join(Path(f).name for f, _ in prog.files)}): there is no call of it to "
-                                     "keep as written (check the name)")
 
 
 def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, int | None]:
@@ -181,6 +161,15 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                           f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
         raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
                          f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
+    if not len(prog.columns.run.text) and prog.extra.get("nowhere"):  # (a call passed over is what the cycle does)
+        found = prog.extra["nowhere"]
+        names = ", ".join(dict.fromkeys(f"{name} (line {line})" for name, _, line, _ in found))
+        where = ("give its module with --module FILE" if prog.language == "rapid" else
+                 "the script with the preamble that defines it is the one to compensate")
+        raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry)} runs none of the files "
+                         f"given, and it calls {names}, found in none of them: the cycle's motions, if any, are "
+                         f"there, not followed ({where})", path=prog.files[found[0][1]][0], row=found[0][2],
+                         column=found[0][3])
     if popts.output == "joints":
         check_joints_form(prog)
     passes.check_form(prog, popts.output, popts.indexed_minutes is not None)

@@ -197,12 +197,14 @@ class _Walker(Flow, Motions, Values):
             if moves:
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
+        nowhere = self.note_found_nowhere(body)
         per_pass = self.tabled(self.conditional_lines, "while", line_col, self.notes.append)
         steps, call_sites = self.finished(self._name_uses, str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
+                                   "nowhere": nowhere,
                                    "statements_run": self.statements_run, **call_sites})
 
     def _entry_parameters(self, main: Tree) -> dict:

@@ -256,8 +256,6 @@ class Flow(calls.Texts):
                     size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
                     moves = moves or inner.moves
                     found = None if inner.holds is None else node
-                elif not is_known_call(callee):
-                    found = node
             if inner is not None:
                 reads.update(inner.reads)
                 stands, elements, cyclic = stands or inner.stands, elements or inner.elements, cyclic or inner.cyclic
@@ -676,10 +674,39 @@ class Flow(calls.Texts):
             return value if for_value else None
         elif name in UNSUPPORTED_CALLS:
             raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
-        elif not is_known_call(name):
-            raise Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
-                              "(it could move the robot)", call)
-        return None
+        return None  # (a function found nowhere: passed over, :meth:`note_found_nowhere`)
+
+    def found_nowhere(self, name: str) -> bool:
+        """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's, which the
+        controller's preamble defines)."""
+        return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name == "set_tcp"
+                    or is_known_call(name))
+
+    def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
+        """One note for each function found nowhere that the script calls: its name, its first call,
+        how many calls, and what its calls' being passed over assumes. URScript passes arguments by value ("Arguments
+        can only be passed by value (including arrays)", the URScript manual's Functions): such a function changes
+        none of the script's variables; one whose value an expression needs is not evaluated, as before. Returns
+        ``(name, 0, line, column)`` of each such call the entry's ``body`` makes itself (not inside a function or a
+        thread it defines), in order (``RobotProgram.extra["nowhere"]``)."""
+        sites: dict[str, list[Tree]] = {}
+        for call in self.tree.find_data("call"):
+            if self.found_nowhere(str(call.children[0])):
+                sites.setdefault(str(call.children[0]), []).append(call)
+        for name, found in sorted(sites.items(), key=lambda item: min(map(line_col, item[1]))):
+            line, column = min(map(line_col, found))
+            self.notes.append(Finding(
+                f"{name} is neither a function of this script nor one thermocomp knows: its {len(found)} call(s) (the "
+                f"first at line {line}) are passed over, assuming it moves nothing and changes none of the script's "
+                "variables (URScript passes arguments by value); their time is not in the time estimate (a motion that "
+                "reads its value is refused)", line, column))
+        own, stack = [], [st for st in body if isinstance(st, Tree) and st.data not in ("func_def", "thread_def")]
+        while stack:
+            node = stack.pop()
+            if node.data == "call" and self.found_nowhere(str(node.children[0])):
+                own.append((*line_col(node), str(node.children[0])))
+            stack += [c for c in node.children if isinstance(c, Tree) and c.data not in ("func_def", "thread_def")]
+        return tuple((name, 0, line, column) for line, column, name in sorted(own))
 
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
