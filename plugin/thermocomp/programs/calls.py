@@ -16,7 +16,6 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import invert_transform, transform
-from thermocomp.programs import passes
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
 
 #: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
@@ -90,8 +89,9 @@ class Texts:
                  ) -> tuple[list[MotionRun | Wait], dict]:
         """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
         the call sites' targets (:meth:`_call_sites`). ``uses()``: the task-wide offsets of every use of each name
-        (``fold`` of it) in the program's files. A finding per clashing call goes to ``unsupported``, a note per
-        motion left as written to ``notes``; a per-pass text is a table, one entry a run: never a clash."""
+        (``fold`` of it) in the program's files but inside the texts written as tables (:func:`.passes.drop_tabled`).
+        A finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``; a
+        per-pass text is a table, one entry a run: never a clash."""
         unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
         while True:
             steps = self._decided(uses, fold, unfollowed)
@@ -125,21 +125,6 @@ class Texts:
         steps = without(steps, left)
         return steps, self._call_sites(steps)
 
-    def tabled(self, conditional: list[int], construct: str, location: Callable, add: Callable[[Finding], None]
-               ) -> frozenset[tuple[int, int]]:
-        """The per-pass texts the written program can hold (:func:`.passes.settle`; a text the calls need differently
-        is one too, :func:`.passes.take_calls`): the motions of the others dropped from the steps, refused at their
-        line; each note given to ``add``. ``conditional``: the lines of motions under unresolved constructs."""
-        passes.take_calls(self.steps, self._in_call, self.per_pass)
-        if not self.per_pass:
-            return frozenset()
-        self.steps[:], taken, refused, notes = passes.settle(self.steps, self.per_pass, set(conditional), construct,
-                                                             location, getattr(self, "cycle_start", None))
-        self.unsupported.extend(refused)
-        for note in notes:
-            add(note)
-        return taken
-
     def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
                  ) -> list[MotionRun | Wait]:
         """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed: a
@@ -151,7 +136,6 @@ class Texts:
         if not runs:  # (every target inline: a CAM program)
             return list(self.steps)
         found = uses()
-        passes.drop_tabled(found, self.steps, self.per_pass)
         direct = self.direct_refs - unfollowed
         changed = True
         while changed:  # a parameter passed on to a further call counts once that call's argument does

@@ -13,7 +13,7 @@ from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.programs import calls
+from thermocomp.programs import calls, passes
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -562,7 +562,8 @@ class _Calls(calls.Texts):
         return tuple(unrun)
 
     def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files, ``tree`` the program's (offsets keyed by file)."""
+        """Each name's uses (lower case) in the task's files, ``tree`` the program's (offsets keyed by file), but
+        inside the texts written as tables."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
@@ -570,6 +571,7 @@ class _Calls(calls.Texts):
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
+        passes.drop_tabled(uses, self.steps, self.per_pass)
         return uses
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:

@@ -112,7 +112,14 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass = self.tabled(self.conditional, "FOR", _location, self.note_once)
+        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
+        per_pass: frozenset[tuple[int, int]] = frozenset()
+        if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
+            self.steps[:], per_pass, refused, notes = passes.settle(
+                self.steps, self.per_pass, set(self.conditional), "FOR", _location, getattr(self, "cycle_start", None))
+            self.unsupported.extend(refused)
+            for note in notes:
+                self.note_once(note)
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
         steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)

@@ -22,7 +22,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls, urscript_flow, urscript_scope
+from thermocomp.programs import calls, passes, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
@@ -198,7 +198,7 @@ class _Walker(Flow, Motions, Values):
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
         nowhere = self.note_found_nowhere(body)
-        per_pass = self.tabled(self.conditional_lines, "while", line_col, self.notes.append)
+        per_pass = self.check_per_pass()
         steps, call_sites = self.finished(self._name_uses, str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
@@ -221,12 +221,14 @@ class _Walker(Flow, Motions, Values):
         return self.globals
 
     def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets): every name but one being assigned (``x = ...``)."""
+        """Each name's uses in the file (their offsets): every name but one being assigned (``x = ...``) or inside a
+        text written as a table."""
         uses: dict[str, set[int]] = {}
         assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
+        passes.drop_tabled(uses, self.steps, self.per_pass)
         return uses
 
 
