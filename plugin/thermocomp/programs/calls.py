@@ -2,10 +2,10 @@
 
 A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``) runs once per call, each call with its
 own arguments, but its text exists once. The readers bind each parameter to its argument and record which motions
-each call ran; this module decides over the whole program what the writer may change: a declaration passed on to
-parameters (:func:`direct_through_calls`), a target written at the call site and read through functions such as
-``Offs`` (:data:`THROUGH`, :func:`call_site_extra`, :func:`text_poses`), and a text inside a routine that two calls
-need written differently (:func:`finish`: its motions stay as written, the later call reported).
+each call ran; this module decides over the whole program what the writer may change (:class:`Texts`, mixed into
+both walkers): a declaration passed on to parameters, a target written at the call site and read through functions
+such as ``Offs`` (:data:`THROUGH`, :func:`read_at_call_site`, :func:`text_poses`), and a text inside a routine that
+two calls need written differently (its motions stay as written, the later call reported).
 """
 
 from __future__ import annotations
@@ -18,28 +18,17 @@ from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import invert_transform, transform
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
 
+#: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
+#: plus :data:`STATEMENTS_PER_LINE` a line of code of its files (some 10-25 µs a statement: linear in its length);
+#: past it the program is refused. A loop that moves nothing is unrolled while it runs at most
+#: :data:`MAX_QUIET_WORK` statements; a longer one is followed once, as a loop of count known only while running.
+MAX_STATEMENTS_RUN = 100_000
+STATEMENTS_PER_LINE = 50
+MAX_QUIET_WORK = 20_000
+
 #: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
 #: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
 Call = tuple[str, Span] | tuple[str, Span, int]
-
-
-def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, str]], uses: dict[str, set[int]],
-                         unfollowed: set[int]) -> set[int]:
-    """Offsets of the name tokens that are followed motions' points, call arguments included: ``passed``, a call
-    argument naming data (its offset) -> the called routine's span and the parameter's key in ``uses``, counts once
-    every use of that parameter in the routine does; ``unfollowed``: offsets of points whose motions stay as written.
-    """
-    direct = direct_refs - unfollowed
-    changed = True
-    while changed:  # a parameter passed on to a further call counts once that call's argument does
-        changed = False
-        for at, (routine, param) in passed.items():
-            if at in direct:
-                continue
-            if {u for u in uses.get(param, ()) if routine.start <= u < routine.end} <= direct:
-                direct.add(at)
-                changed = True
-    return direct
 
 
 def differing_texts(steps: list[MotionRun | Wait]) -> dict[tuple[int, int], tuple[MotionRun, int]]:
@@ -80,46 +69,128 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
     return {key for key, _ in found}, [(_motion_of_point(new, i), call) for _, (new, i, call) in found]
 
 
-def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list[MotionRun | Wait]],
-           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding],
-           tabled: Collection[tuple[int, int]] = ()) -> list[MotionRun | Wait]:
-    """The program's steps with each point's final text, the motions of clashing calls left out.
+class Texts:
+    """Each point's final text, the end of both readers' walks (mixed into their walkers, which hold ``steps``,
+    ``direct_refs``, ``_passed``, ``_reads``, ``_in_call``, ``per_pass``, ``unsupported`` and ``notes``).
 
-    ``run``: the steps as the reader ran them; ``finish_points(unfollowed)`` gives them again, in the same order,
-    with the texts decided as if the points at the offsets ``unfollowed`` were not followed; ``in_call``: the id of
-    each step run by a call with arguments -> that call; ``tabled``: the texts written as tables (never a clash). A
-    finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``.
-    """
-    unfollowed: set[int] = set()
-    while True:
-        steps = finish_points(unfollowed)
-        frozen, clashes = _clashes(run, steps, in_call, tabled) if in_call else (set(), [])
-        left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
-        dropped: set[int] = set()
-        for k, step in enumerate(steps if frozen else ()):
+    A routine's text exists once however many calls run it: ``_in_call`` maps the id of each step run by a call with
+    arguments to that call; ``_passed``, a call argument naming data or a target written at the call site (its
+    task-wide offset) to the called routine's span and the parameter's key; ``_reads``, ``(text, argument)`` of a
+    call site's target read through a function to ``(A, B, how)`` (:func:`read_at_call_site`)."""
+
+    def finished(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str]
+                 ) -> tuple[list[MotionRun | Wait], dict]:
+        """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
+        the call sites' targets (:meth:`_call_sites`). ``uses()``: the task-wide offsets of every use of each name
+        (``fold`` of it) in the program's files but inside the texts written as tables (:func:`.passes.drop_tabled`).
+        A finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``; a
+        per-pass text is a table, one entry a run: never a clash."""
+        unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
+        while True:
+            steps = self._decided(uses, fold, unfollowed)
+            frozen, clashes = _clashes(self.steps, steps, self._in_call, self.per_pass) if self._in_call else (set(), [])
+            left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
+            dropped: set[int] = set()
+            for k, step in enumerate(steps if frozen else ()):
+                if not isinstance(step, MotionRun):
+                    continue
+                hit = np.array([(a, b) in frozen for a, b in step.text[:, :2].tolist()], dtype=bool)
+                if hit.any():
+                    rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
+                    left[k] = rows
+                    points = np.isin(step.row_of_points(), rows)
+                    at = (step.file[step.row_of_points()] << 40) + step.argument[:, 0]  # (unique in a task's files)
+                    dropped.update(at[points].tolist())
+            if not dropped - unfollowed:
+                break
+            unfollowed |= dropped
+        reported: dict[tuple, Finding] = {}  # one finding a call (a RAPID call: the file it is in, ``Call``'s index)
+        for motion, (name, where, *file) in clashes:
+            reported.setdefault((where.line, where.column, *file), Finding(
+                f"{motion.instruction} at line {motion.statement.line} needs another target on this call of {name} "
+                "than on an earlier one: one written target cannot serve every call", where.line, where.column, *file))
+        self.unsupported.extend(reported.values())
+        for k, rows in left.items():
+            for motion in steps[k].take(rows).motions():
+                self.notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need "
+                                          "different targets there", motion.statement.line, motion.statement.column,
+                                          motion.file))
+        steps = without(steps, left)
+        return steps, self._call_sites(steps)
+
+    def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
+                 ) -> list[MotionRun | Wait]:
+        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed: a
+        declaration is rewritten only if every use of its name is a followed motion's point (an ``Offs(p10, ...)``
+        elsewhere, or a motion left as written, must keep reading the old value); a call site's target or a datum
+        passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is not read
+        through a function differently from pass to pass (:func:`read_at_call_site`)."""
+        runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
+        if not runs:  # (every target inline: a CAM program)
+            return list(self.steps)
+        found = uses()
+        direct = self.direct_refs - unfollowed
+        changed = True
+        while changed:  # a parameter passed on to a further call counts once that call's argument does
+            changed = False
+            for at, (routine, param) in self._passed.items():
+                if at not in direct and {u for u in found.get(param, ()) if routine.start <= u < routine.end} <= direct:
+                    direct.add(at)
+                    changed = True
+        direct -= {text for (text, _), read in self._reads.items() if read is None}
+        kept = {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
+        done: dict[int, MotionRun] = {}
+        for k, run in runs.items():  # (a step repeated, the passes of a FOR loop: decided once)
+            own = np.all(run.text == run.argument, axis=1).tolist()
+            at = ((run.text_file << 40) + run.text[:, 0]).tolist()
+            done[k] = run.with_text_at_argument(np.array(
+                [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                else kept.get(fold(name), False))
+                 for i, name in enumerate(run.name_of_point)], dtype=bool))
+        return [done.get(id(step), step) for step in self.steps]
+
+    def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
+        """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
+        ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
+        program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added."""
+        if not self._passed:
+            return {}
+        how: dict[int, str] = {}
+        matrices: dict[int, tuple[FloatArray, ...]] = {}
+        where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
+        first, wanted = 0, np.fromiter(self._passed, dtype=np.int64, count=len(self._passed))
+        for step in steps:
             if not isinstance(step, MotionRun):
                 continue
-            hit = np.array([(a, b) in frozen for a, b in step.text[:, :2].tolist()], dtype=bool)
-            if hit.any():
-                rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
-                left[k] = rows
-                points = np.isin(step.row_of_points(), rows)
-                at = (step.file[step.row_of_points()] << 40) + step.argument[:, 0]  # (unique in a task's files)
-                dropped.update(at[points].tolist())
-        if not dropped - unfollowed:
-            break
-        unfollowed |= dropped
-    reported: dict[tuple, Finding] = {}  # one finding a call (a RAPID call: the file it is in, ``Call`` and an index)
-    for motion, (name, where, *file) in clashes:
-        reported.setdefault((where.line, where.column, *file), Finding(
-            f"{motion.instruction} at line {motion.statement.line} needs another target on this call of {name} than "
-            "on an earlier one: one written target cannot serve every call", where.line, where.column, *file))
-    unsupported.extend(reported.values())
-    for k, rows in left.items():
-        for motion in steps[k].take(rows).motions():
-            notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
-                                 "targets there", motion.statement.line, motion.statement.column, motion.file))
-    return without(steps, left)
+            at = np.stack([(step.text_file << 40) + step.text[:, 0],  # (each point's text and argument, task-wide)
+                           (step.file[step.row_of_points()] << 40) + step.argument[:, 0]], axis=1)
+            for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
+                read = self._reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
+                how[first + i] = "as its target" if read is None else read[2]
+                if read is not None:
+                    matrices[first + i] = read[:-1]
+                where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
+            first += len(step.text)
+        if not how:
+            return {}
+        lines = sorted({line for line, _, _ in where.values()})
+        shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+        self.notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line "
+                                  f"{shown}): each is written there, each call's own", *min(where.values())))
+        return {"call_site": how, "through": matrices}
+
+
+def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:
+    """The note on a construct ``word`` whose course is not resolved before running (``why``, by default its outcome
+    or count known only while running), at ``where`` (line, column, file), naming the lines of the motions under it
+    that are compensated and how many runs of its motions are ``kept`` as written."""
+    listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
+    held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
+            "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
+    if kept:
+        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
+    return Finding(f"{word}: not resolved before running ({why or 'its outcome or count is known only while running'}"
+                   f"); {held}", *where)
 
 
 def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:
@@ -146,28 +217,20 @@ THROUGH: dict[str, tuple[tuple[int, str], ...]] = {
 }
 
 
-def through(how: str, T_in: FloatArray, T_out: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """``(A, B)`` ``(4, 4)`` with ``T_out = A @ T_in @ B`` for a function of :data:`THROUGH` whose result is
-    ``T_out`` for the argument ``T_in`` (poses in the motion's frame, ``(4, 4)`` [m]), ``how`` it depends on it
-    (not ``"turn"``: :func:`read_through`)."""
-    eye = np.eye(4)
-    if how == "left":
-        return T_out @ invert_transform(T_in), eye
-    if how == "right":
-        return eye, invert_transform(T_in) @ T_out
-    return transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])
-
-
 def read_through(layers: Sequence[tuple[str, FloatArray, FloatArray]]) -> tuple[FloatArray, ...] | None:
     """The matrices ``(A, B)``, or ``(A, B, G)``, of nested functions of :data:`THROUGH` (``(how, T_in, T_out)``
     each, the innermost first; poses ``(4, 4)`` [m, the motion's frame]): a text's pose ``T`` gives the motion's
     target ``A @ g(T) @ B``, ``g`` the ``"turn"`` functions, ``g(T) = [G_R @ R | p + G_p]``, innermost only (none
-    other can be undone through fixed matrices: None then)."""
-    A = B = np.eye(4)
+    other can be undone through fixed matrices: None then). A function's own ``(A_f, B_f)``, ``T_out = A_f @ T_in
+    @ B_f``: ``T_out @ inv(T_in)`` on the left (``"left"``), ``inv(T_in) @ T_out`` on the right (``"right"``), or
+    the position moved and the orientation turned in its own frame (``"add"``)."""
+    A = B = eye = np.eye(4)
     G = None
     for how, T_in, T_out in layers:
         if how != "turn":
-            A_f, B_f = through(how, T_in, T_out)
+            A_f, B_f = ((T_out @ invert_transform(T_in), eye) if how == "left" else
+                        (eye, invert_transform(T_in) @ T_out) if how == "right" else
+                        (transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])))
             A, B = A_f @ A, B @ B_f
         elif A is B:  # (no other function inside it)
             turn = transform(T_out[:3, :3] @ T_in[:3, :3].T, T_out[:3, 3] - T_in[:3, 3])
@@ -177,58 +240,23 @@ def read_through(layers: Sequence[tuple[str, FloatArray, FloatArray]]) -> tuple[
     return (A, B) if G is None else (A, B, G)
 
 
-def same_read(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int], read: tuple) -> bool:
-    """Record in ``reads`` that the point ``key`` (its text, its argument) reads a call site's target through a
-    function as ``read`` (its matrices, :func:`read_through`, then how): False, and the key marked ``None``, where an earlier
+def read_at_call_site(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int],
+                      layers: Sequence[tuple[str, str]], poses: Sequence[FloatArray]) -> bool:
+    """Whether the point ``key`` (its text, its argument) reads a call site's target through the nested functions
+    ``layers`` of :data:`THROUGH` (``(name, how)`` each, the outermost first; ``poses`` ``(4, 4)`` [m]: the target,
+    then each function's result, the innermost first) as every earlier pass did; recorded in ``reads`` (the matrices,
+    :func:`read_through`, then how). False where they cannot be undone, or, the key marked ``None``, where an earlier
     pass read it through another (an offset that differs from pass to pass: one text cannot serve them)."""
+    matrices = read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
+    if matrices is None:
+        return False
+    read = (*matrices, "through " + " of ".join(name for name, _ in layers))
     known = reads.setdefault(key, read)
     if known is not None and len(known) == len(read) and all(
             np.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(known[:-1], read[:-1])):
         return True
     reads[key] = None
     return False
-
-
-def unwritable(reads: dict[tuple[int, int], tuple | None]) -> set[int]:
-    """The call sites' targets (their texts' keys) that a function reads differently from pass to pass
-    (:func:`same_read`): not written there, whatever else reads them."""
-    return {text for (text, _), read in reads.items() if read is None}
-
-
-def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], keys: Callable[[MotionRun], np.ndarray],
-                    literals: set[int],
-                    reads: dict[tuple[int, int], tuple | None]) -> dict:
-    """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
-    ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
-    program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added to ``notes``.
-
-    ``keys(run)``: each point's text and argument as task-wide offsets ``(p, 2)``; ``literals``: the texts' keys
-    of the call sites' targets; ``reads``: ``(text, argument)`` -> ``(A, B, how)`` of each one read through a
-    function."""
-    if not literals:
-        return {}
-    how: dict[int, str] = {}
-    matrices: dict[int, tuple[FloatArray, ...]] = {}
-    where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
-    first, wanted = 0, np.fromiter(literals, dtype=np.int64, count=len(literals))
-    for step in steps:
-        if not isinstance(step, MotionRun):
-            continue
-        at = keys(step)
-        for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
-            read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
-            how[first + i] = "as its target" if read is None else read[2]
-            if read is not None:
-                matrices[first + i] = read[:-1]
-            where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
-        first += len(step.text)
-    if not how:
-        return {}
-    lines = sorted({line for line, _, _ in where.values()})
-    shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
-    notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line {shown}): "
-                         "each is written there, each call's own", *min(where.values())))
-    return {"call_site": how, "through": matrices}
 
 
 def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatArray, back: bool = False
@@ -253,5 +281,5 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
     return R, p
 
 
-__all__ = ["THROUGH", "Call", "call_site_extra", "differing_texts", "direct_through_calls",
-           "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without"]
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "STATEMENTS_PER_LINE", "THROUGH", "Call", "Texts",
+           "differing_texts", "read_at_call_site", "read_through", "text_poses", "unresolved_note", "without"]

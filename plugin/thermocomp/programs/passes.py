@@ -74,7 +74,7 @@ def _table_note(what: str, lines: str, unit: str) -> str:
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
     """Record in ``per_pass`` (text ``(start, end)`` -> :class:`Calls`) the texts at their motions (inline, or an
     expression such as ``Offs(p, 0, 0, 50)``) that the calls of their routine (``in_call``: a step's id -> the call
-    with arguments that ran it) need with differing targets (the texts that would clash, :func:`.calls.finish`): a
+    with arguments that ran it) need with differing targets (the texts that would clash, :meth:`.calls.Texts.finished`): a
     table each, as a loop's."""
     frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order

@@ -9,7 +9,6 @@ import dataclasses
 import functools
 import re
 
-import numpy as np
 from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
@@ -20,7 +19,6 @@ from thermocomp.programs.model import (
     JOINT,
     LINEAR,
     Finding,
-    MotionRun,
     Point,
     Wait,
     world_of_target,
@@ -225,7 +223,7 @@ class Summary(Visitor):
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
 
 
-class _Calls:
+class _Calls(calls.Texts):
     """The walker's routines and calls (mixed into ``rapid._Walker`` under :class:`.rapid_flow._Flow`)."""
 
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
@@ -345,7 +343,7 @@ class _Calls:
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
         if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
             # a target written at the call site: written there when the routine reads the parameter only as motions'
-            # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
+            # points (:class:`.calls.Texts`, the literal's offset standing for a name passed on)
             self._passed[self.file_key + span_of(node).start] = passed
             return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
@@ -365,17 +363,14 @@ class _Calls:
         if not (isinstance(data.node, Tree) and (data.file << 40) + span_of(data.node).start in self._passed):
             return None
         point = self.point(inner, local, kind, T_world_frame, T_flange_tcp, held)
-        T_in = _T_from_pose(data.value[:2])  # type: ignore[index]
-        A = B = np.eye(4)
-        for layer in reversed(layers):  # (the innermost first)
-            T_out = _T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
-            A_f, B_f = calls.through(calls.THROUGH[str(layer.children[0]).lower()][0][1], T_in, T_out)
-            A, B, T_in = A_f @ A, B @ B_f, T_out
-        key = ((point.file << 40) + point.text.start, self.file_key + span_of(node).start)
-        how = "through " + " of ".join(str(layer.children[0]) for layer in layers)
-        if not calls.same_read(self._reads, key, (A, B, how)):
+        poses = [_T_from_pose(data.value[:2]), *(_T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
+                                                 for layer in reversed(layers))]
+        if not calls.read_at_call_site(
+                self._reads, ((point.file << 40) + point.text.start, self.file_key + span_of(node).start),
+                [(str(layer.children[0]), calls.THROUGH[str(layer.children[0]).lower()][0][1]) for layer in layers],
+                poses):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
-        return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
+        return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, poses[-1][None], held)[0],
                                    argument=span_of(node))
 
     @functools.cached_property
@@ -566,15 +561,10 @@ class _Calls:
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
-    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
-        """A declaration is rewritten only if every use of its name in the module is a followed motion's point
-        (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
-        declared = {name.lower() for step in self.steps if isinstance(step, MotionRun)
-                    for name, own in zip(step.name_of_point, np.all(step.text == step.argument, axis=1).tolist())
-                    if name and not own}
-        if not declared:  # every target inline (a CAM program): nothing to check
-            return list(self.steps)
-        uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
+    def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
+        """Each name's uses (lower case) in the task's files, ``tree`` the program's (offsets keyed by file), but
+        inside the texts written as tables."""
+        uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
@@ -583,19 +573,7 @@ class _Calls:
             with self.in_file(file):
                 self._uses(module_tree, uses, consts, reached)
         passes.drop_tabled(uses, self.steps, self.per_pass)
-        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
-        direct -= calls.unwritable(self._reads)
-        kept = {name: not found <= direct for name, found in uses.items()}  # (once a name: linear in the uses)
-        done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
-        for step in self.steps:
-            if isinstance(step, MotionRun) and id(step) not in done:
-                own = np.all(step.text == step.argument, axis=1).tolist()
-                at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
-                done[id(step)] = step.with_text_at_argument(np.array(
-                    [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                    else kept.get(name.lower(), False))
-                     for i, name in enumerate(step.name_of_point)], dtype=bool))
-        return [done.get(id(step), step) for step in self.steps]
+        return uses
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of

@@ -18,6 +18,7 @@ from lark import Token, Tree
 
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
+from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
 from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
     Finding,
@@ -54,17 +55,8 @@ _CONSTRUCTS = {
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
 
-#: Most statements the reader runs in one module (FOR loops and routine calls unrolled; a run of plain motions is
-#: one): this many plus :data:`STATEMENTS_PER_LINE` a line, whatever the input; past it the module is refused.
-MAX_STATEMENTS_RUN = 100_000
-STATEMENTS_PER_LINE = 50
-
 #: The data of a path's end joined (:meth:`_Flow.join`) that cost as much as one statement run (a few µs each).
 DATA_PER_STATEMENT = 8
-
-#: A FOR loop that moves nothing is unrolled while its passes times the statements a pass runs (:meth:`_Flow.cost`)
-#: stay within this many; a longer one is followed once as a loop of count known only while running.
-MAX_QUIET_WORK = 20_000
 
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
@@ -84,18 +76,6 @@ def _same(a: object, b: object) -> bool:
 
 class _Unknown(_Unsupported):
     """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
-
-
-def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0) -> Finding:
-    """The note on an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, naming the lines of the
-    motions under it that are compensated (and how many ``kept`` as written: :meth:`_Flow.check_paths`)."""
-    listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
-    held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
-            "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
-    if kept:
-        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
-    return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
-                   f"only while running); {held}", *_location(statement), file)
 
 
 #: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
@@ -142,13 +122,9 @@ class _Flow(_Calls):
                 self.note_once(note)
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
-        steps = tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
-                                   self.unsupported, self.notes, self.per_pass))  # (calls that clash left as written)
-        call_sites = calls.call_site_extra(self.notes, steps, lambda run: np.stack([  # (a call site's target: at its
-            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
-            axis=1), set(self._passed), self._reads)  # offset in :attr:`_passed`)
+        steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
         return RobotProgram(
-            language="rapid", path=self.path, text=self.text, steps=steps,
+            language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             modules=tuple((m.path, m.text) for m in self.task.modules),
@@ -518,7 +494,8 @@ class _Flow(_Calls):
         for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
             left = [line for line in lines if line not in refused_lines]
             if len(left) < len(lines) and note in self.notes:
-                self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file, len(lines) - len(left))
+                self.notes[self.notes.index(note)] = calls.unresolved_note(
+                    _CONSTRUCTS[statement.data], left, (*_location(statement), note.file), kept=len(lines) - len(left))
         kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
         for run in self.steps:
             if isinstance(run, MotionRun) and id(run) not in kept:
@@ -627,7 +604,7 @@ class _Flow(_Calls):
             lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
                      for line in step.statement[:, 2].tolist()]
             self.conditional.extend(lines)
-            note = _unresolved_note(statement, lines, self.file)
+            note = calls.unresolved_note(_CONSTRUCTS[statement.data], lines, (*_location(statement), self.file))
             self.note_once(note)
             if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
                 self._conditional_notes[note] = (statement, lines)

@@ -199,12 +199,7 @@ class _Walker(Flow, Motions, Values):
                                           *line_col(fn)))
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
-        # each point's text where it is written; calls that clash left as written (a per-pass text is a table, one
-        # entry a run: never a clash); a call site's pose stands in _passed at its offset
-        steps = calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes, self.per_pass)
-        call_sites = calls.call_site_extra(
-            self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1), set(self._passed),
-            self._reads)
+        steps, call_sites = self.finished(self._name_uses, str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
@@ -225,28 +220,16 @@ class _Walker(Flow, Motions, Values):
             self.global_names.add(name)
         return self.globals
 
-    def _finish_points(self, unfollowed: set[int]) -> list:
-        """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""
+    def _name_uses(self) -> dict[str, set[int]]:
+        """Each name's uses in the file (their offsets): every name but one being assigned (``x = ...``) or inside a
+        text written as a table."""
         uses: dict[str, set[int]] = {}
-        assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}  # ``x = ...``: not a use of x
+        assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}
         for node in self.tree.find_data("name"):
-            if id(node) in assigned:
-                continue
-            token = node.children[0]
-            uses.setdefault(str(token), set()).add(token.start_pos)
+            if id(node) not in assigned:
+                uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
         passes.drop_tabled(uses, self.steps, self.per_pass)
-        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
-        direct -= calls.unwritable(self._reads)
-        kept = {name: not found <= direct for name, found in uses.items()}  # (once a name: linear in the uses)
-        steps = []
-        for step in self.steps:
-            if isinstance(step, MotionRun):
-                at = step.text[:, 0].tolist()  # (a call site's literal: in _passed)
-                step = step.with_text_at_argument(np.array(
-                    [bool(name) and (at[i] not in direct if at[i] in self._passed else kept.get(name, False))
-                     for i, name in enumerate(step.name_of_point)], dtype=bool))
-            steps.append(step)
-        return steps
+        return uses
 
 
 __all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]

@@ -23,6 +23,7 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
+from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
 from thermocomp.programs.grammars import parse_at, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
@@ -65,18 +66,10 @@ KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transp
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: A counted ``while`` whose body moves nothing is unrolled while it runs at most this many statements; past it, it
-#: is a loop of count known only while running.
-MAX_QUIET_WORK = 20_000
-
 #: Most passes of a loop's body followed to find the state at its head (Flow.settle); past it, everything the body
 #: may change is known only while running there.
 MAX_SETTLE = 3
 
-#: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
-#: many, plus :data:`STATEMENTS_PER_LINE` a line of the file (some 10-25 µs a statement: linear in its length).
-MAX_STATEMENTS_RUN = 100_000
-STATEMENTS_PER_LINE = 50
 
 
 def _names(node: Tree) -> Counter:
@@ -159,7 +152,7 @@ class _Loop:
     breaks: list = field(default_factory=list)
 
 
-class Flow:
+class Flow(calls.Texts):
     """The walker's control flow and calls (mixed into the walker)."""
 
     # ----- bounds
@@ -471,19 +464,14 @@ class Flow:
         self.note_unresolved(st, "if", first)
         return None
 
-    def note_unresolved(self, st: Tree, word: str, first: int,
-                        why: str = "its outcome or count is known only while running") -> None:
+    def note_unresolved(self, st: Tree, word: str, first: int, why: str = "") -> None:
         """A note naming the motions (the steps from ``first``) compensated under a condition the reader did not
         resolve (also listed in the program's ``extra["conditional"]``)."""
         ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                           for line in step.statement[:, 2].tolist()})
-        if not ordered:
-            return
-        self.conditional_lines.extend(ordered)
-        shown = ", ".join(map(str, ordered[:8])) + (f", ... ({len(ordered)})" if len(ordered) > 8 else "")
-        self.note_once(Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line "
-                               f"{shown}) are compensated, each once in the written order of the cycle",
-                               *line_col(st)))
+        if ordered:
+            self.conditional_lines.extend(ordered)
+            self.note_once(calls.unresolved_note(word, ordered, line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
@@ -770,7 +758,7 @@ class Flow:
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
         moved_key = (key, self._exploring > 0, depth, tuple(f.name for f in self.frames), len(self.per_pass),
-                     list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
+                     list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.read_at_call_site)
         done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:  # (made again from a state met before: what it did then, done again)
             changed, self.tool, self.tool_why, returned, units, added = done[1:]
@@ -823,13 +811,10 @@ class Flow:
         if not layers or not self._leads_to_call_site(inner, local):
             return None
         point = self.point(inner, local, kind)
-        poses = [self.lookup(inner.children[0], local).value.T]
-        for layer, _ in reversed(layers):  # (the innermost first)
-            poses.append(self.evaluate(layer, local).T)
-        matrices = calls.read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
-        key = (point.text.start, span_of(node).start)
-        name = " of ".join(str(layer.children[0]) for layer, _ in layers)
-        if matrices is None or not calls.same_read(self._reads, key, (*matrices, f"through {name}")):
+        poses = [self.lookup(inner.children[0], local).value.T, *(self.evaluate(layer, local).T
+                                                                 for layer, _ in reversed(layers))]
+        if not calls.read_at_call_site(self._reads, (point.text.start, span_of(node).start),
+                                       [(str(layer.children[0]), how) for layer, how in layers], poses):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
 
