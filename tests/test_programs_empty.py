@@ -80,5 +80,7 @@ def test_motions_only_in_routines_the_entry_never_calls_are_still_refused(tmp_pa
                  "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 1
-    assert "Path_10: 1 motions, not called from main; rerun with --entry Path_10" in err
+    line = data.decode().splitlines().index("  PROC Path_10()") + 1  # (named where that routine is declared)
+    assert f"{program}, line {line}, column 3: no motion to compensate was found: main runs none; Path_10 (line {line}): " \
+           "1 motions, not called from main; rerun with --entry Path_10" in err
     assert not out.exists()

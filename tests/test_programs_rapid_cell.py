@@ -476,8 +476,11 @@ def test_an_empty_main_runs_the_routines_nothing_calls_and_a_main_that_moves_not
     assert prog.entry == ("Path_10",) and [n.line for n in prog.notes if "holds no statement" in n.message] == [
         src.splitlines().index("  PROC main()") + 1]
     path.write_text(src.replace("!Add your code here", 'TPWrite "ready";'))
-    with pytest.raises(InputError, match="Path_10: 2 motions, not called from main; rerun with --entry Path_10"):
+    line = src.splitlines().index("  PROC Path_10()") + 1
+    with pytest.raises(InputError, match=rf"Path_10 \(line {line}\): 2 motions, not called from main; rerun with "
+                       "--entry Path_10") as refused:
         run_program("irb140", ZERO, path, out)
+    assert (refused.value.row, refused.value.column) == (line, 3)
     assert not out.exists()
     _check_compensated(tmp_path, src.replace("MODULE Module1", "MODULE cell"), [T["a"], T["b"]], rng, entry="Path_10")
     with pytest.raises(InputError, match="--entry Path_20: expected a PROC of this module.*main, Path_10"):

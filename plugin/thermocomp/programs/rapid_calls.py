@@ -545,9 +545,9 @@ class _Calls(calls.Texts):
         names = [c for c in routine.children if isinstance(c, Token) and c.type == "NAME"]
         return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
 
-    def note_unvisited(self) -> tuple[tuple[str, int], ...]:
-        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
-        of each."""
+    def note_unvisited(self) -> tuple[tuple[str, int, int, int], ...]:
+        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions, line,
+        column)`` of each (where it is declared)."""
         unrun = []
         for routine in self.routines:
             name = self._routine_name(routine)
@@ -558,7 +558,7 @@ class _Calls(calls.Texts):
                 self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) are not followed (their texts stay as written; data they share "
                                           "with the routines run may be rewritten)", *_location(routine), self.file))
-                unrun.append((name, n_moves))
+                unrun.append((name, n_moves, *_location(routine)))
         return tuple(unrun)
 
     def _task_uses(self, tree: Tree) -> dict[str, set[int]]:

@@ -159,11 +159,12 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.files[first.file][0], row=first.line,
                          column=first.column)
-    if not len(prog.columns.run.text) and prog.extra.get("unrun"):
-        unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
-                          f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
+    if not len(prog.columns.run.text) and prog.extra.get("unrun"):  # (named where the first such routine is)
+        unrun = prog.extra["unrun"]
+        listed = "; ".join(f"{name} (line {line}): {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}"
+                           f"; rerun with --entry {name}" for name, n, line, _ in unrun)
         raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
-                         f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
+                         f"runs none; {listed}", path=prog.path, row=unrun[0][2], column=unrun[0][3])
     if not len(prog.columns.run.text) and prog.extra.get("nowhere"):  # (a call passed over is what the cycle does)
         found = prog.extra["nowhere"]
         names = ", ".join(dict.fromkeys(f"{name} (line {line})" for name, _, line, _ in found))
