@@ -71,6 +71,7 @@ _GATHERINGS = [
     ("held-out-13", 18, 10, ("urscript", 18), None, ()),
     ("held-out-14", 18, 12, None, None, ()),
     ("held-out-15", 25, 15, None, None, ()),
+    ("held-out-16", 12, 6, None, None, ()),
 ]
 
 
