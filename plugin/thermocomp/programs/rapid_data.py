@@ -763,7 +763,8 @@ class _Declarations:
     def changed_tokens(self, node: Tree) -> list[Token | str]:
         """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...``: ``p``), the arguments
         a routine of the RAPID base writes (:data:`WRITES`), what a routine of the task writes and assigns
-        (:meth:`_Flow.summary`), every datum named in the arguments of a function or routine found nowhere."""
+        (:meth:`_Flow.summary`), every datum named in the arguments of a function or routine found nowhere, and the
+        data a ``WaitUntil`` waits on."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
             return [] if root is None else [root]
@@ -776,6 +777,10 @@ class _Declarations:
             return [*sorted(found.changed), *self.written_arguments(node, *found.written)]
         if node.data == "func_call" and key not in WRITES and key not in EVALUATED:
             return self.written_arguments(node, (-1,), frozenset())  # (a function found nowhere)
+        if node.data == "call" and key == "waituntil" and len(node.children) > 1:  # (it waits for its condition to
+            # come true: the data it reads are changed by another task, an interrupt or the operator, not by this path)
+            return [t for t in node.children[1].scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
+                    if self.storages.get(str(t).lower(), {"const"}) != {"const"}]
         if node.data == "call" and self.found_nowhere(key):  # (a routine found nowhere: every datum passed to it
             return [t for t in self.written_arguments(node, (-1,), None)  # but a CONST, which no routine can write)
                     if self.storages.get(str(t).lower()) != {"const"}]
