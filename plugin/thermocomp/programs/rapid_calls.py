@@ -43,6 +43,9 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 
 #: Instructions that move the robot or change how it moves; that neither move it nor change data a motion reads.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+#: ... but for those that stop, store or end a path or a cycle and move no axis themselves (in a task with no other
+#: instruction that moves, such as a socket task whose TRAP holds ExitCycle, they change no point).
+_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath", "stopmovereset"))
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows: a call of any other name that no module of the task declares is a routine
@@ -553,7 +556,7 @@ class _Calls(calls.Texts):
             name = self._routine_name(routine)
             if name.lower() in self.visited:
                 continue
-            n_moves = len(self._motions_in(routine, _MOVING))
+            n_moves = len(self._motions_in(routine, _AXES))
             if n_moves:
                 self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) are not followed (their texts stay as written; data they share "

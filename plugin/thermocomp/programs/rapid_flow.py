@@ -28,7 +28,7 @@ from thermocomp.programs.model import (
     TextLines,
     newline_of,
 )
-from thermocomp.programs.rapid_calls import _body, _Calls, _declared_key
+from thermocomp.programs.rapid_calls import _AXES, _body, _Calls, _declared_key
 from thermocomp.programs.rapid_data import (
     _DECLARATION_FUNCTIONS,
     _NO_MARK,
@@ -120,6 +120,9 @@ class _Flow(_Calls):
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
+        if self.unsupported and not any(isinstance(s, MotionRun) for s in self.steps) and self._moves_nothing(tree):
+            self.notes.extend(self.unsupported)  # (a socket or I/O task: what it cannot follow changes no point)
+            self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
         steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
@@ -132,6 +135,11 @@ class _Flow(_Calls):
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
                    "per_pass": per_pass, "statements_run": self.statements_run, **call_sites},
         )
+
+    def _moves_nothing(self, tree: Tree) -> bool:
+        """Whether no file of the task holds an instruction that moves an axis: a motion, or one of the unsupported
+        instructions other than those that only stop, store or end a path or a cycle (:data:`.rapid_calls._AXES`)."""
+        return not any(self._motions_in(t, _AXES) for t in (tree, *(m.tree for m in self.task.modules)))
 
     def file_of(self, path: str) -> int:
         """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""

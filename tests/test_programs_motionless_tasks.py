@@ -1,0 +1,51 @@
+"""A task that moves nothing (a socket or I/O task of a MultiMove or multitasking controller: ABB, "Technical
+reference manual - RAPID overview", multitasking) may connect an interrupt to a TRAP that ends the cycle
+(``CONNECT iReset WITH tReset; ... TRAP tReset ... ExitCycle; ENDTRAP``). When it runs is known only while running,
+which matters to the order of motions; in a task with no instruction that moves an axis it changes no point, so the
+task is written back as it is (the construct noted), not refused (held-out-16: an open_abb socket task). The same
+TRAP in a task that moves is still refused; ``ExitCycle``, ``ClearPath`` and the like do not count as motions of a
+routine the entry never runs.
+"""
+
+from __future__ import annotations
+
+from thermocomp.programs import read_program
+
+_SOCKET_TASK = """MODULE Socket
+  VAR socketdev server;
+  VAR intnum iReset;
+  PERS string SocketStr := "";
+  PROC main()
+    CONNECT iReset WITH tReset;
+    ISignalDI diReset, 1, iReset;
+    SocketCreate server;
+    WHILE TRUE DO
+      SocketReceive server \\Str:=SocketStr;{motion}
+    ENDWHILE
+  ENDPROC
+  TRAP tReset
+    SocketClose server;
+    ClearPath;
+    ExitCycle;
+  ENDTRAP
+ENDMODULE
+"""
+_MOVE = "\n      MoveL [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, fine, tool0;"
+
+
+def _read(tmp_path, text: str):
+    path = tmp_path / "Socket.mod"
+    path.write_text(text)
+    return read_program(path)
+
+
+def test_a_task_that_moves_nothing_is_not_refused_for_a_trap_that_ends_its_cycle(tmp_path):
+    prog = _read(tmp_path, _SOCKET_TASK.format(motion=""))
+    assert prog.unsupported == () and not len(prog.columns.run.text)
+    assert any("CONNECT (an interrupt) runs TRAP tReset" in n.message for n in prog.notes)
+    assert not prog.extra["unrun"]  # (ClearPath and ExitCycle are no motions of the TRAP)
+
+
+def test_the_same_trap_in_a_task_that_moves_is_still_refused(tmp_path):
+    prog = _read(tmp_path, _SOCKET_TASK.format(motion=_MOVE))
+    assert [f.message.split(",")[0] for f in prog.unsupported] == ["CONNECT (an interrupt) runs TRAP tReset"]
