@@ -138,11 +138,7 @@ def rapid_program_from_text(text: str, path: str = "<text>",
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         tree = parse_rapid_text(text, path)
         rapid_scope.check_module_names([(tree, path), *((m.tree, m.path) for m in modules)])
-        walker = _Walker(text, path, progress, _Task(options, modules))
-        try:
-            return walker.run(tree)
-        finally:  # (each routine's Summary refers to the walker: no cycle left for the collector, which would free
-            walker._summaries.clear()  # the walker and all it holds only when it next runs, in a later phase)
+        return _Walker(text, path, progress, _Task(options, modules)).run(tree)
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,7 @@ class Summary(Visitor):
         required, optional = flow.signature(node) if routine else ([], {})
         self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
                         frozenset(optional) & self.assigns)
+        del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
     def _merge(self, inner: Summary, sub: Tree) -> Summary:
         """What the routine ``sub`` calls changes and assigns added (the parameters it assigns, passed by reference:
