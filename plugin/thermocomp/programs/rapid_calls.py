@@ -483,17 +483,8 @@ class _Calls(calls.Texts):
         calls' being passed over assumes (:meth:`run_call`). Returns ``(name, file, line, column)`` of each such
         call the ``entry`` routines make themselves, in order (``RobotProgram.extra["nowhere"]``: a cycle that runs
         no motion is refused naming them, :func:`.read.read_checked`)."""
-        named = {self._routine_name(r).lower(): r for r in self.routines}
         sites: dict[str, list[tuple[int, Tree]]] = {}
-        reached, todo = set(), list(self.visited)
-        while todo:  # (each routine once: linear in the task)
-            key = todo.pop()
-            routine = None if key in reached else (named.get(key) or self.procs.get(key) or self.funcs.get(key)
-                                                   or self.traps.get(key))
-            reached.add(key)
-            if routine is None:
-                continue
-            todo += self.summary(routine).calls
+        for routine in self._reach[0].values():
             for call in routine.find_data("call"):
                 if isinstance(call.children[0], Token) and self.found_nowhere(str(call.children[0]).lower()):
                     sites.setdefault(str(call.children[0]).lower(), []).append((self.routine_file(routine), call))
@@ -603,19 +594,31 @@ class _Calls(calls.Texts):
                     if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
                         uses.setdefault(value, set()).add(start)
 
-    def _reached(self) -> set[str] | None:
-        """The routines a cycle runs: run by the walk, or called, connected or evaluated from a routine it ran (a
-        test routine of another module); None when a late-bound call ran (any routine may be)."""
-        reached, todo = set(), list(self.visited)
+    @functools.cached_property
+    def _reach(self) -> tuple[dict[str, Tree], bool]:
+        """The routines a cycle may run, by name (lower case): run by the walk, or called, connected or evaluated from
+        a routine it ran (a test routine of another module; the module's own routine before another module's of that
+        name); and whether one of them holds a late-bound call (then any routine may run). Found once, after the walk,
+        each routine once: linear in the task."""
+        named = {self._routine_name(r).lower(): r for r in self.routines}
+        reached: dict[str, Tree] = {}
+        seen, todo, late = set(), list(self.visited), False
         while todo:
             key = todo.pop()
-            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self.traps.get(key)
-            reached.add(key)
+            if key in seen:
+                continue
+            seen.add(key)
+            routine = named.get(key) or self.procs.get(key) or self.funcs.get(key) or self.traps.get(key)
             if routine is not None:
-                if self.summary(routine).late:
-                    return None
+                reached[key] = routine
+                late = late or self.summary(routine).late
                 todo += self.summary(routine).calls
-        return reached
+        return reached, late
+
+    def _reached(self) -> set[str] | None:
+        """The names of the routines a cycle runs (:attr:`_reach`); None when a late-bound call ran (any may)."""
+        reached, late = self._reach
+        return None if late else set(reached)
 
     def _unrun_spans(self, tree: Tree, reached: set[str] | None) -> list[tuple[int, int]]:
         """The spans of the PROCs of ``tree`` that no cycle runs (not in ``reached``; none when it is None)."""
