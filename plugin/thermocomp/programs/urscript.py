@@ -152,7 +152,7 @@ class _Walker(Flow, Motions, Values):
         when there are only definitions and literals besides; ``chosen`` (``--entry``, other than ``main``): that
         top-level function, whatever the file calls."""
         top = self.tree.children
-        urscript_scope.check_script(self.tree, self.path)  # (what the controller does not compile)
+        urscript_scope.check_script(self.tree, self.path, self.move_matches)  # (what the controller does not compile)
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
             if node.data in ("func_def", "thread_def"):
                 (self.functions if node.data == "func_def" else self.threads)[str(node.children[0])] = node
