@@ -70,12 +70,9 @@ def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple
                   entry: str = "main") -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
-    ``max_motions``: most motions, calls and loop passes the script may
-    unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
-    it the script is refused with the count where it passed. ``modules``:
-    a RAPID task's other modules (``--module``), which a URScript program
-    does not have: refused, naming the option, rather than ignored. ``entry``
-    (``--entry``, other than ``main``): the function run, as for RAPID.
+    ``max_motions``: most motions, calls and loop passes the script may unroll to; past it the script is refused.
+    ``modules``: a RAPID task's other modules (``--module``): refused, naming the option. ``entry`` (``--entry``,
+    other than ``main``): the function run, as for RAPID.
     """
     if modules:
         raise ConfigurationError(f"--module {modules[0]}: a RAPID task's other module; {Path(path).name} is a "
@@ -114,16 +111,16 @@ class _Walker(Flow, Motions, Values):
         self.statements_run = 0  # (bounded by max_statements)
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
             text, "#")
-        self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
+        self._summaries: dict = {}  # (Flow.summary, Flow.facts)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
-        self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)
-        self._moved: dict = {}  # those that moved, with their steps (Flow.call_function_of_file)
-        self.started_threads: set[str] = set()  # (followed once, where first started)
-        self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
+        self._calls_done: dict = {}  # calls by the state they ran from, and those that moved (Flow.call_function_of_file)
+        self._moved: dict = {}
+        self.started_threads: set[str] = set()
+        self._discarded: list = []  # steps of passes taken back (Flow.settle), kept alive: their ids keyed tables
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
-        self._templates: dict[int, tuple] = {}  # their columns where they read no variable (Motions.moves_columns)
-        self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
+        self._templates: dict[int, tuple] = {}  # (Motions.moves_columns)
+        self._general: dict[int, Tree] = {}  # (Motions.general)
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
@@ -141,16 +138,15 @@ class _Walker(Flow, Motions, Values):
         self.visited: set[str] = set()
         self.loop_noted = False
         self.direct_refs: set[int] = set()
-        self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
-        self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
-        self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
-        self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
-        self.name_runs()  # (the names a run's statements read, in the tree: Motions.name_runs)
+        self._in_call: dict[int, calls.Call] = {}  # (calls.Texts)
+        self._passed: dict[int, tuple[Span, str]] = {}
+        self._reads: dict[tuple[int, int], tuple] = {}
+        self.lines = TextLines(text)
+        self.name_runs()
 
     def run(self, chosen: str = "main") -> RobotProgram:
-        """Follows the script from its entry: the statements outside any function, or its (last) top-level function
-        when there are only definitions and literals besides; ``chosen`` (``--entry``, other than ``main``): that
-        top-level function, whatever the file calls."""
+        """Follows the script from its entry (the module's docstring); ``chosen`` (``--entry``, other than ``main``):
+        that top-level function, whatever the file calls."""
         top = self.tree.children
         urscript_scope.check_script(self.tree, self.path, self.move_matches)  # (what the controller does not compile)
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
@@ -208,8 +204,8 @@ class _Walker(Flow, Motions, Values):
                                    "statements_run": self.statements_run, **call_sites})
 
     def _entry_parameters(self, main: Tree) -> dict:
-        """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
-        function run as the program): each its default, or known only while running, saying why."""
+        """The scope the program function runs in: the globals, and its parameters (a library's function run as the
+        program), each its default, or known only while running."""
         for name, default in parameters(main):  # (its variables are globals: so are these)
             try:
                 value = None if default is None else self.evaluate(default, {})
@@ -221,8 +217,7 @@ class _Walker(Flow, Motions, Values):
         return self.globals
 
     def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets): every name but one being assigned (``x = ...``) or inside a
-        text written as a table."""
+        """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
         uses: dict[str, set[int]] = {}
         assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}
         for node in self.tree.find_data("name"):

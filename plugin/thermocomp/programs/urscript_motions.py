@@ -1,7 +1,6 @@
 """URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
-time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
-:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`Motions.run_moves`), by one resolver
-(:func:`motion_parameters`, the same lookups). A statement the columns do not take goes to the general rules.
+time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`) in bulk (:meth:`Motions.run_moves`),
+by one resolver (:func:`motion_parameters`). A statement the columns do not take goes to the general rules.
 """
 
 from __future__ import annotations
@@ -74,10 +73,8 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
                       ) -> tuple[str, float, float, float | None]:
     """Kind, acceleration [m/s^2 or rad/s^2], speed [m/s or rad/s] and stated duration [s] (or None) of the motion
     ``name`` given the numbers after its point(s), as the URScript manual defines its parameters and defaults.
-
-    The one resolver of a motion's arguments: the general rules call it with a statement's evaluated arguments,
-    a run of plain motions with each distinct argument text's numbers. :class:`Refused` where the controller
-    refuses them (too many, an unknown name, ``a`` or ``v`` not above 0, ``t`` below 0).
+    :class:`Refused` where the controller refuses them (too many, an unknown name, ``a`` or ``v`` not above 0,
+    ``t`` below 0).
     """
     kind, n_points, a_default, v_default = MOTIONS[name]
     parameters = PARAMETERS[name]
@@ -100,7 +97,7 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
 
 def _arguments(args: str) -> tuple[list, dict] | None:
     """A run's statement's arguments as written (``", a=1.2, v=speed"``): positional and keyword values, each a
-    number or the name of a variable; None where a number is beyond a double (the general rules name it)."""
+    number or the name of a variable; None where a number is beyond a double."""
     positional, keywords = [], {}
     for arg in args.split(",")[1:]:
         key, _, text = arg.rpartition("=")
@@ -116,9 +113,8 @@ def _arguments(args: str) -> tuple[list, dict] | None:
 
 
 class Statements(RunStatements):
-    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`: each is its name,
-    ``(``, its point (a literal, or ``pose_trans(frame, p[...])``), its arguments and ``)``), and what their text
-    alone gives, found once a token.
+    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`) and what their
+    text alone gives, found once a token.
 
     ``spans`` ``(k, 11)``: the parts' offsets in the token (:data:`NAME`, ...); ``shape_of`` each statement's
     distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``arguments`` each one's
@@ -240,8 +236,7 @@ class Motions:
 
     def _element_text(self, node: Tree, local: dict) -> tuple[str, object] | None:
         """Where ``poses[i]`` is written: the element's pose literal in the list's literal (``[p[...], ...]``), or
-        the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``): a loop walking a
-        list of constant poses has each pass's target written where it stands. None where neither."""
+        the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``); else None."""
         base = node.children[0].children[0]
         binding = self.lookup(base, local)
         literal = binding.literal
@@ -269,8 +264,7 @@ class Motions:
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
-        where it stands (the arguments not read): what a construct looked into but not run names, motion by
-        motion. Built once a node."""
+        where it stands (the arguments not read). Built once a node."""
         done = self._general.get(id(tree))
         if done is None:
             if not any(True for _ in tree.find_data("moves")):
@@ -291,11 +285,9 @@ class Motions:
                 for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
-        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (the same
-        :func:`motion_parameters` and lookups, once per distinct argument text and frame: :meth:`moves_columns`). A
-        statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
-        arguments the motion refuses; every one while the tool is known only while running) is run by the general
-        rules in its place (:meth:`run_body`), for its finding or its error."""
+        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (:meth:`moves_columns`);
+        a statement the columns do not take (every one while the tool is unknown) is run by the general rules in its
+        place, for its finding or its error."""
         st = self.move_matches(token)
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
@@ -311,8 +303,8 @@ class Motions:
 
     def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
         """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
-        set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
-        for the token's next passes (a loop's) where its statements read no variable: they depend on its text alone."""
+        set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take; kept
+        for the token's next passes where its statements read no variable."""
         text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
@@ -349,8 +341,8 @@ class Motions:
 
     def _parameters(self, name: str, positional: list, keywords: dict, local: dict
                     ) -> tuple[str, float, float, float | None] | None:
-        """:func:`motion_parameters` of a run's statement's arguments, a name's number looked up as the general rules
-        look it up; None where they must read the statement (a name with no number here, a refusal: theirs to name)."""
+        """:func:`motion_parameters` of a run's statement's arguments, a name's number looked up; None where the
+        general rules must read the statement."""
         try:
             return motion_parameters(name, [self._run_number(v, local) for v in positional],
                                      {key: self._run_number(v, local) for key, v in keywords.items()})
@@ -361,9 +353,8 @@ class Motions:
         return value if isinstance(value, float) else self.number(Tree("name", [Token("NAME", value)]), local)
 
     def _frame(self, name: str, local: dict) -> Pose | None:
-        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none, or
-        where it is a parameter bound to a pose written at the call site (the general rules write the target there,
-        :meth:`~thermocomp.programs.urscript_flow.Flow.through_call_site`)."""
+        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none or is
+        bound to a pose written at the call site (the general rules write the target there)."""
         node = Tree("name", [Token("NAME", name)])
         if self._leads_to_call_site(node, local):
             return None
@@ -373,8 +364,7 @@ class Motions:
             return None
 
     def name_runs(self) -> None:
-        """Each run of the tree given the names its statements read, as ``name`` nodes after its token where they
-        stand in the file: what reads a variable is found in the tree as the general rules' statements show it."""
+        """Each run of the tree given the names its statements read, as ``name`` nodes after its token."""
         for node in self.tree.find_data("moves"):
             token = node.children[0]
             found = self.move_matches(token).names

@@ -1,13 +1,8 @@
 """What the URScript controller refuses to compile although the grammar reads it: a keyword argument given twice,
 before a positional one or for a parameter a positional one already gives (``movel(p, 0.5, a=1)``), a function
-defined twice in one scope (UR, "The URScript Programming Language": functions, keyword arguments, scoping).
-
-The grammar (``urscript.lark``) takes arguments in any order, and a grammar cannot count names. The check runs
-once per script, before the walker: each refusal names the file, line and column of the offending text.
-
-Left to the walker, not refused here: a name not defined in the file. A function or variable the controller
-supplies (a URCap's, the installation's variables, a newer firmware's function) is not in the file either, so
-the walker names it as something it cannot follow instead.
+defined twice in one scope (UR, "The URScript Programming Language": functions, keyword arguments, scoping). Each
+refusal names the file, line and column. (A name not defined in the file is the walker's: the controller may
+supply it.)
 """
 
 from __future__ import annotations
