@@ -123,25 +123,16 @@ _END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 
 @dataclass
 class _Frame:
-    """A running function (a thread's: no ``name``): the depth of unresolved conditions at its start, whether it is
-    :attr:`Summary.inert`, the states and values its returns under such conditions leave with, its loops."""
-
-    conditional: int
-    name: str | None = None
-    quiet: bool = False
-    exits: list = field(default_factory=list)
-    loops: list = field(default_factory=list)
-
-
-@dataclass
-class _Loop:
-    """A loop being followed: the depth of unresolved conditions at its start, whether it is unrolled, the states
-    its ``continue``/``break`` under such conditions leave with."""
+    """A running function (a thread's: no ``name``) or a loop followed in one (``counted``: unrolled): the depth of
+    unresolved conditions at its start, whether it is :attr:`Summary.inert`, the ``(kind, state, value)`` each
+    ``return`` (a loop's: ``break``, ``continue``) under such conditions leaves it with, its loops."""
 
     depth: int
-    counted: bool
-    backs: list = field(default_factory=list)
-    breaks: list = field(default_factory=list)
+    name: str | None = None
+    quiet: bool = False
+    counted: bool = False
+    exits: list = field(default_factory=list)
+    loops: list = field(default_factory=list)
 
 
 class Flow(calls.Texts):
@@ -341,29 +332,23 @@ class Flow(calls.Texts):
         finally:
             self.sequence_starts.pop()
 
-    def run_jump(self, st: Tree, local: dict, depth: int) -> _Left:
-        """``break`` or ``continue``: the pass ends; under an unresolved condition, its state goes where it jumps."""
-        frame = self.frames[-1]
-        if not frame.loops:
-            raise self.error(f"{st.data.split('_')[0]} outside a loop", st)
-        loop = frame.loops[-1]
-        if self.unresolved_depth > loop.depth:  # under a condition known only while running
-            if loop.counted:
-                return _UNCOUNTED
-            (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
-            return _END
-        return _Left(st.data.split("_")[0])
-
-    def run_return(self, st: Tree, local: dict, depth: int = 0) -> _Left:
+    def run_jump(self, st: Tree, local: dict, depth: int = 0) -> _Left:
+        """``break``, ``continue`` or ``return``: under a condition not resolved in the loop or function it leaves,
+        its state and value go where it jumps (:attr:`_Frame.exits`)."""
+        kind, value, frame = st.data.split("_")[0], None, self.frames[-1]
         try:
             value = self.evaluate(st.children[0], local) if st.children else None
         except Unsupported:
-            value = None  # (known only while running: an error where it is read)
-        frame = self.frames[-1]
-        if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
-            frame.exits.append((self.snapshot(local), value))
-            return _END
-        return _Left("return", value)
+            pass  # (known only while running: an error where it is read)
+        if kind != "return" and not frame.loops:
+            raise self.error(f"{kind} outside a loop", st)
+        target = frame if kind == "return" else frame.loops[-1]
+        if self.unresolved_depth <= target.depth:
+            return _Left(kind, value)
+        if target.counted:
+            return _UNCOUNTED
+        target.exits.append((kind, self.snapshot(local), value))
+        return _END
 
     def start_thread(self, st: Tree, *_) -> None:
         """``run Thread_1()``: what the thread may assign is unknown from here; its body is followed once, where it is
@@ -467,7 +452,7 @@ class Flow(calls.Texts):
         over with a note, what it may assign unknown after it (a ``return`` in it joins the function's end)."""
         self.forget_assigned(facts, local)
         if facts.returns:
-            self.frames[-1].exits.append((self.snapshot(local), None))
+            self.frames[-1].exits.append(("return", self.snapshot(local), None))
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
                                "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
@@ -543,16 +528,19 @@ class Flow(calls.Texts):
     def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State], _Left | None]:
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
         ``continue``), those it leaves the loop with (``break``) and a ``return`` that left it."""
-        loop = _Loop(self.unresolved_depth, False)
+        loop = _Frame(self.unresolved_depth)
         loops = self.frames[-1].loops
         loops.append(loop)
         try:
             left = self.run_sequence(body, local, depth)
         finally:
             loops.pop()
-        if left is None or left.kind in ("break", "continue"):
-            (loop.breaks if left is not None and left.kind == "break" else loop.backs).insert(0, self.snapshot(local))
-        return loop.backs, loop.breaks, left if left is not None and left.kind == "return" else None
+        ends: dict[str, list[State]] = {"continue": [], "break": []}
+        for kind, state, _ in loop.exits:
+            ends[kind].append(state)
+        if left is None or left.kind in ends:
+            ends["continue" if left is None else left.kind].insert(0, self.snapshot(local))
+        return ends["continue"], ends["break"], left if left is not None and left.kind == "return" else None
 
     def _mark(self) -> tuple:
         """What following a construct adds to the program besides the globals and the tool, to take back
@@ -575,7 +563,7 @@ class Flow(calls.Texts):
         first = len(self.steps)
         passes = 0
         loops = self.frames[-1].loops
-        loops.append(_Loop(self.unresolved_depth, True))
+        loops.append(_Frame(self.unresolved_depth, counted=True))
         quiet = self.facts((id(st), len(body)), body).holds is None
         start = self.statements_run
         try:
@@ -756,8 +744,8 @@ class Flow(calls.Texts):
             self.frames.pop()
         returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
-            self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
-            if not all(v is returned or v == returned for _, v in frame.exits):
+            self.merge([self.snapshot(scope), *(state for _, state, _ in frame.exits)], scope, name)
+            if not all(v is returned or v == returned for *_, v in frame.exits):
                 returned = None
         added = self.steps[first:]
         for step in added if scope else ():  # the outermost call with arguments is the one named
@@ -770,7 +758,7 @@ class Flow(calls.Texts):
                 [(s, self._in_call.get(id(s))) for s in added])
         return returned
 
-    def through_call_site(self, node, local: dict, kind: str) -> Point | None:
+    def through_call_site(self, node, local: dict) -> Point | None:
         """The point of a motion's target ``pose_trans``/``pose_add``/``pose_sub`` (:data:`.calls.THROUGH`, nested) of
         a parameter bound to a pose written at the call site: that pose's text, the result as the pose; else None."""
         layers, inner = [], node
@@ -786,7 +774,7 @@ class Flow(calls.Texts):
             inner = leads[0][0]
         if not layers or not self._leads_to_call_site(inner, local):
             return None
-        point = self.point(inner, local, kind)
+        point = self.point(inner, local)
         poses = [self.lookup(inner.children[0], local).value.T, *(self.evaluate(layer, local).T
                                                                  for layer, _ in reversed(layers))]
         if not calls.read_at_call_site(self._reads, (point.text.start, span_of(node).start),
@@ -862,8 +850,8 @@ _STATEMENTS = {
     "assign": lambda self, st, local, _: self.assign(st, local),
     "moves": lambda self, st, local, depth: self.run_moves(st.children[0], local, depth),
     "call_stmt": lambda self, st, local, depth: self.run_call(st.children[0], local, depth),
-    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread, "return_stmt": Flow.run_return,
-    "break_stmt": Flow.run_jump, "continue_stmt": Flow.run_jump,
+    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread,
+    **dict.fromkeys(("return_stmt", "break_stmt", "continue_stmt"), Flow.run_jump),
 }
 
 __all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "STATEMENTS_PER_LINE",

@@ -170,7 +170,7 @@ class Motions:
     """The walker's motions: one statement (:meth:`run_motion`) or a run in bulk (:meth:`run_moves`)."""
 
     def run_motion(self, call: Tree, name: str, args: list, kwargs: dict, local: dict) -> None:
-        kind, n_points, _, _ = MOTIONS[name]
+        n_points = MOTIONS[name][1]
         if len(args) < n_points:
             raise self.error(f"{name}: expected {n_points} target(s), got {len(args)}", call)
         params = dict(zip(PARAMETERS[name], args[n_points:]))
@@ -178,9 +178,8 @@ class Motions:
         try:
             motion_parameters(name, [1.0] * (len(args) - n_points), dict.fromkeys(kwargs, 1.0))  # (count, names)
             values = {k: self.number(v, local) for k, v in params.items()}
-            points = tuple(self.point(args[i], local, kind) for i in range(n_points))
-            kind, a, v, t = motion_parameters(name, [values[k] for k in PARAMETERS[name][:len(args) - n_points]],
-                                              {k: values[k] for k in kwargs})
+            points = tuple(self.point(args[i], local) for i in range(n_points))
+            kind, a, v, t = motion_parameters(name, [], values)  # (each by its name)
         except Refused as refused:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
@@ -190,7 +189,7 @@ class Motions:
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
             duration_s=t))
 
-    def point(self, node, local: dict, kind: str) -> Point:
+    def point(self, node, local: dict) -> Point:
         outer = node
         if isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == "get_inverse_kin":
             args, kwargs = split_arguments(node)
@@ -201,7 +200,7 @@ class Motions:
         value = self.evaluate(node, local)
         if self.tool is None:  # (the TCP a motion runs with)
             raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
-        through = self.through_call_site(node, local, kind)
+        through = self.through_call_site(node, local)
         if through is not None:  # (pose_trans of a pose written at the call site: written there)
             return replace(through, whole_argument=whole)
         name, text_node = "", node
