@@ -6,7 +6,6 @@ by one resolver (:func:`motion_parameters`). A statement the columns do not take
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -57,8 +56,6 @@ _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
 #: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
 NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
-#: A name among a statement's arguments (after a comma or a keyword's ``=``; not the keyword itself).
-_ARGUMENT_NAME = re.compile(r"[,=][ \t\r]*+([A-Za-z_][A-Za-z0-9_]*+)(?![ \t\r]*+=)")
 
 
 class Refused(Exception):  # noqa: N818
@@ -95,21 +92,18 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
     return kind, a, v, t if t > 0 else None
 
 
-def _arguments(args: str) -> tuple[list, dict] | None:
-    """A run's statement's arguments as written (``", a=1.2, v=speed"``): positional and keyword values, each a
-    number or the name of a variable; None where a number is beyond a double."""
-    positional, keywords = [], {}
+def _arguments(args: str) -> list[tuple[int, str | None, int, float | str]]:
+    """A run's statement's arguments as written after its point (``", a=1.2, v=speed"``): each one's offset in
+    ``args``, keyword (or None), its value's offset and its value, a number or the name of a variable."""
+    found, at = [], args.find(",") + 1
     for arg in args.split(",")[1:]:
-        key, _, text = arg.rpartition("=")
+        key, equal, text = arg.rpartition("=")
+        value_at = at + len(key + equal) + len(text) - len(text.lstrip())
         text = text.strip()
-        value: float | str = text if text[0].isalpha() or text[0] == "_" else float(text)
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        if key.strip():
-            keywords[key.strip()] = value
-        else:
-            positional.append(value)
-    return positional, keywords
+        found.append((at + len(arg) - len(arg.lstrip()), key.strip() or None, value_at,
+                      text if text[0].isalpha() or text[0] == "_" else float(text)))
+        at += len(arg) + 1
+    return found
 
 
 class Statements(RunStatements):
@@ -117,8 +111,8 @@ class Statements(RunStatements):
     text alone gives, found once a token.
 
     ``spans`` ``(k, 11)``: the parts' offsets in the token (:data:`NAME`, ...); ``shape_of`` each statement's
-    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``arguments`` each one's
-    (:func:`_arguments`, or None); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
+    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``parsed`` each one's
+    arguments (:func:`_arguments`); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
     within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others);
     ``framed`` ``(k,)``: the point is ``pose_trans(frame, p[...])``; ``names``: the names the statements read,
     ``(offset in the token, name)`` in order (their columns then depend on the walker's state).
@@ -139,8 +133,7 @@ class Statements(RunStatements):
         spans = np.stack([self.start, opens, opens + 1, point_end, point_end, skipped(b, SPACE, ends, -1), ends + 1,
                           frame, frame_end, literal, list_ends], axis=1)
         shape_of, shape_first = self.shapes(point_end)
-        shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
-        arguments = [_arguments(args) for args in shape_args]
+        parsed = [_arguments(token[a:b]) for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
         # the literals of six numbers within range, parsed together
         literals = spans[:, LITERAL:LITERAL + 2].tolist()
         six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
@@ -157,12 +150,12 @@ class Statements(RunStatements):
             T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
         # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
         names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
-        in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for args in shape_args]
+        in_shape = [[(at, value) for *_, at, value in found if isinstance(value, str)] for found in parsed]
         if any(in_shape):
             for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
                 names += [(start + at, name) for at, name in in_shape[s]]
             names.sort()
-        self.spans, self.shape_first, self.shape_of, self.arguments = spans, shape_first, shape_of, arguments
+        self.spans, self.shape_first, self.shape_of, self.parsed = spans, shape_first, shape_of, parsed
         self.values, self.T_literal, self.framed, self.names = values, T, framed, names
 
 
@@ -306,8 +299,7 @@ class Motions:
         for the token's next passes where its statements read no variable."""
         text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
-        table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
-                 for name, arguments in zip(names, st.arguments)]
+        table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]  # (kind, a, v, t; None)
         regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
         kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
                                  dtype=float).reshape(-1, 4).T[:, st.shape_of]
@@ -338,13 +330,14 @@ class Motions:
             self._templates[token.start_pos] = done
         return done
 
-    def _parameters(self, name: str, positional: list, keywords: dict, local: dict
-                    ) -> tuple[str, float, float, float | None] | None:
-        """:func:`motion_parameters` of a run's statement's arguments, a name's number looked up; None where the
-        general rules must read the statement."""
+    def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
+        """:func:`motion_parameters` of a run's statement's arguments (:func:`_arguments`), a name's number looked up;
+        None where the general rules must read the statement (a number beyond a double among them too)."""
+        if any(isinstance(value, float) and not math.isfinite(value) for *_, value in found):
+            return None
         try:
-            return motion_parameters(name, [self._run_number(v, local) for v in positional],
-                                     {key: self._run_number(v, local) for key, v in keywords.items()})
+            return motion_parameters(name, [self._run_number(v, local) for _, key, _, v in found if key is None],
+                                     {key: self._run_number(v, local) for _, key, _, v in found if key})
         except (Refused, Unsupported):
             return None
 

@@ -59,18 +59,13 @@ def _check_arguments(call: Tree, path: str) -> None:
 
 
 def _check_run(token: Token, st: Statements, path: str) -> None:
-    """The statements of a run of plain motions (a ``MOVES`` token: numbers or names after the point, no comma within
-    one), as :func:`_check_arguments` checks a call, each distinct statement text once (:meth:`Statements.shapes`,
-    numbered in order): the first offending argument in the text is named."""
+    """The statements of a run of plain motions (a ``MOVES`` token), as :func:`_check_arguments` checks a call, each
+    distinct statement text once (:attr:`Statements.parsed`, in order): the first offending argument is named."""
     text = str(token)
-    for first in st.shape_first.tolist():
-        start, end = st.spans[first, ARGS:ARGS + 2].tolist()
-        head, *pieces = text[start:end].split(",")
-        args, at = [(0, None)], start + len(head) + 1  # (the point, then each argument after a comma)
-        for piece in pieces:
-            args.append((at + len(piece) - len(piece.lstrip()), piece.split("=")[0].strip() if "=" in piece else None))
-            at += len(piece) + 1
-        found = _first_offence(args, _positional(text[st.spans[first, NAME]:st.spans[first, NAME + 1]]))
+    for first, parsed in zip(st.shape_first.tolist(), st.parsed):
+        start = int(st.spans[first, ARGS])  # (the point, then each argument after a comma)
+        found = _first_offence([(0, None), *((start + at, key) for at, key, *_ in parsed)],
+                               _positional(text[st.spans[first, NAME]:st.spans[first, NAME + 1]]))
         if found is not None:
             at, message = found
             line = token.line + text.count("\n", 0, at)
