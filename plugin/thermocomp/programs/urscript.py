@@ -26,14 +26,12 @@ from thermocomp.programs import calls, passes, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
-from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements
+from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
-#: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
-#: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
+#: Tokens a statement cannot end with: a line end after one continues the statement, as inside brackets.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
-#: Words of the language that name no variable: where lark's contextual lexer reads one as a name (no keyword is
-#: expected there: ``global a = # value`` then ``global b = 2`` read ``global`` as a's value), the file is refused.
+#: Words of the language that name no variable: where lark's contextual lexer reads one as a name, refused.
 _KEYWORDS = frozenset(("def", "thread", "end", "if", "elif", "else", "while", "return", "global", "local"))
 
 
@@ -111,14 +109,13 @@ class _Walker(Flow, Motions, Values):
         self.statements_run = 0  # (bounded by max_statements)
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
             text, "#")
-        self._summaries: dict = {}  # (Flow.summary, Flow.facts)
+        self._summaries: dict = {}  # what is found once (Flow._once)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
         self._calls_done: dict = {}  # calls by the state they ran from, and those that moved (Flow.call_function_of_file)
         self._moved: dict = {}
         self.started_threads: set[str] = set()
         self._discarded: list = []  # steps of passes taken back (Flow.settle), kept alive: their ids keyed tables
-        self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
         self._templates: dict[int, tuple] = {}  # (Motions.moves_columns)
         self._general: dict[int, Tree] = {}  # (Motions.general)
         self.functions: dict[str, Tree] = {}
@@ -164,7 +161,6 @@ class _Walker(Flow, Motions, Values):
         main = None if executable or not defs else defs[-1]
         body = top if main is None else self.body_of(main)
         # the globals: what the file assigns at its top level or as ``global``, and the program function's variables
-        # (every function and thread sees them)
         self.global_names.update(root_name(assignment(st)[0]) for st in (*top, *body) if st.data == "assign")
         self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2] == "GLOBAL")
         if main is None:
@@ -180,19 +176,13 @@ class _Walker(Flow, Motions, Values):
                                           *line_col(main)))
             self.visited.add(entry)
             self.run_body(body, self._entry_parameters(main), 0)  # (a return there ends the program)
-        for name, thread in self.threads.items():  # a thread never started: its motions are named
-            if name in self.started_threads:
-                continue
-            for call in self.motion_calls(thread):
-                self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is "
-                                          "never started", *line_col(call)))
-        for name, fn in self.functions.items():
-            if name in self.visited or self.summary(name).holds is None:
-                continue
-            moves = self.motion_calls(fn)
-            if moves:
-                self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
-                                          *line_col(fn)))
+        self.notes += [Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is never started",
+                               *line_col(call)) for name, thread in self.threads.items()
+                       if name not in self.started_threads for call in self.motion_calls(thread)]
+        self.notes += [Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written", *line_col(fn))
+                       for name, fn in self.functions.items()
+                       if name not in self.visited and self.summary(name).holds is not None
+                       and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
         steps, call_sites = self.finished(self._name_uses, str)

@@ -47,15 +47,13 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Prefixes of the manual's functions that move nothing: they compute or read (its pose and I/O reads), or neither
-#: move the robot nor branch (I/O writes, messages, sockets, RTDE, settings): kept as they are.
+#: Prefixes of the manual's functions that move nothing (they compute, read, write I/O, talk or set): kept as they are.
 QUIET_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
                   "integer_to_binary_list", "set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_",
                   "varmsg", "sync", "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach",
                   "stop_conveyor", "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
-#: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
-#: motion under way to rest: they have no target; ``protective_stop`` stops as ``halt`` does; force mode's damping
-#: and gain, the F/T sensor's input and the revolution counter are settings), and the math functions it evaluates.
+#: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` decelerate to rest, with
+#: no target), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
                          "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
                          "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
@@ -63,8 +61,7 @@ KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transp
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: Most passes of a loop's body followed to find the state at its head (Flow.settle); past it, everything the body
-#: may change is known only while running there.
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle).
 MAX_SETTLE = 3
 
 
@@ -163,24 +160,21 @@ class Flow(calls.Texts):
         self.notes.append(note)
 
     # ----- what functions and constructs do, found once
-    def _once(self, key, find):
-        """``find()``, found once per ``key`` (None: each time)."""
+    def _once(self, key, find, pending=None):
+        """``find()``, found once per ``key`` (None: each time); ``pending``: the value while it is being found."""
         if key is None:
             return find()
         if key not in self._summaries:
+            self._summaries[key] = pending
             self._summaries[key] = find()
         return self._summaries[key]
 
     def summary(self, name: str, thread: bool = False) -> Summary:
         """:class:`Summary` of the file's function ``name`` (or thread) with its parameters' defaults, a call of it
         counted (while it is being found, a recursive call's summary holds the function's name)."""
-        key = ("thread", name) if thread else name
-        if key not in self._summaries:
-            definition = (self.threads if thread else self.functions)[name]
-            self._summaries[key] = Summary(name, frozenset(), 1, False, cyclic=True)
-            done = self._walk(self.body_of(definition), definition.children[1:2])
-            self._summaries[key] = replace(done, size=done.size + 1)
-        return self._summaries[key]
+        definition = (self.threads if thread else self.functions)[name]
+        return self._once(("thread", name) if thread else name, lambda: self._walk(
+            self.body_of(definition), definition.children[1:2], 1), Summary(name, frozenset(), 1, False, cyclic=True))
 
     def facts(self, key: tuple | None, statements: list) -> Summary:
         """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
@@ -189,13 +183,13 @@ class Flow(calls.Texts):
             sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
             if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
 
-    def _walk(self, statements, head=()) -> Summary:
+    def _walk(self, statements, head=(), size: int = 0) -> Summary:
         """What ``statements`` (and the functions they call, the threads they start) may do, and the names they read
-        (with those ``head``, a function's parameters, reads)."""
+        (with those ``head``, a function's parameters, reads); ``size`` the units counted before them."""
         holds = None
         assigns: set[str] = set()
         reads = {str(n.children[0]) for node in head for n in node.find_data("name")}
-        size, moves, jumps, returns, stands, elements, cyclic = 0, False, False, False, False, False, False
+        moves, jumps, returns, stands, elements, cyclic = False, False, False, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
             node, looped = stack.pop()
@@ -607,12 +601,8 @@ class Flow(calls.Texts):
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
         at = motion.statement  # (a run's statements read its name nodes: Motions.name_runs)
         names = {str(n.children[0]) for n in self.tree.find_data("name") if at.start <= n.meta.start_pos < at.end}
-        for sub in loop.iter_subtrees():
-            if sub.data == "assign":
-                root = root_name(assignment(sub)[0])
-                if root in names:
-                    return f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})"
-        return ""
+        return next((f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})" for sub in loop.iter_subtrees()
+                     if sub.data == "assign" and (root := root_name(assignment(sub)[0])) in names), "")
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
@@ -842,8 +832,7 @@ class Flow(calls.Texts):
             return None
 
 
-#: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`). Definitions, and statements the
-#: reader passes by (a method call talks to an object outside the robot), do nothing.
+#: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`); those passed by do nothing.
 _STATEMENTS = {
     **dict.fromkeys(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
                      "method", "halt_stmt"), lambda *_: None),

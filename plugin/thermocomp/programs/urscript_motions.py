@@ -48,9 +48,8 @@ _LITERAL = rf"\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\]"
 _MOVE = (rf"(?:movel|movej|movep)\((?:p?+{_LITERAL}|pose_trans\({_US}{_NAME}{_US},{_US}p{_LITERAL}{_US}\))"
          rf"(?:{_US},{_US}(?:[avtr]{_US}={_US})?+(?:{_NUM}|{_NAME}))*+{_US}\)")
 _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
-#: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between. A statement
-#: is ``movel``, ``movej`` or ``movep`` of a literal pose or joint list, or of ``pose_trans(frame, p[...])``, then
-#: numbers or names, positional or as ``a=``, ``v=``, ``t=``, ``r=``.
+#: A run of plain motions (the grammar's ``MOVES``): one a line, ``movel``, ``movej`` or ``movep`` of a literal pose
+#: or joint list, or of ``pose_trans(frame, p[...])``, then numbers or names, positional or as ``a=``, ``v=``, ...
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
@@ -250,9 +249,7 @@ class Motions:
 
     def move_matches(self, token: Token) -> Statements:
         """The :class:`Statements` of a ``MOVES`` token, split once."""
-        if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = Statements(token)
-        return self._matches[token.start_pos]
+        return self._once(("statements", token.start_pos), lambda: Statements(token))
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
