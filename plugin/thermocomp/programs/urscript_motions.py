@@ -183,7 +183,7 @@ class Motions:
 
     def point(self, node, local: dict) -> Point:
         outer = node
-        if isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == "get_inverse_kin":
+        if node.data == "call" and str(node.children[0]) == "get_inverse_kin":  # (an expression: a tree)
             args, kwargs = split_arguments(node)
             if len(args) != 1 or set(kwargs) - {"qnear", "maxPositionError", "maxOrientationError"}:
                 raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
@@ -196,19 +196,18 @@ class Motions:
         if through is not None:  # (pose_trans of a pose written at the call site: written there)
             return replace(through, whole_argument=whole)
         name, text_node = "", node
-        if isinstance(node, Tree) and node.data == "name":
-            binding = self.lookup(node.children[0], local)
+        head = node.children[0] if node.data in ("name", "member", "index") else None
+        if node.data == "name":
+            binding = self.lookup(head, local)
             name, text_node = binding.name, binding.literal or node
-            self.direct_refs.add(node.children[0].start_pos)
-        elif isinstance(node, Tree) and node.data == "member" and isinstance(node.children[0], Tree) \
-                and node.children[0].data == "name":  # ``Waypoint_1.p``: written in the record's literal
-            binding = self.lookup(node.children[0].children[0], local)
+            self.direct_refs.add(head.start_pos)
+        elif node.data == "member" and head.data == "name":  # ``Waypoint_1.p``: written in the record's literal
+            binding = self.lookup(head.children[0], local)
             literal = binding.value.literals.get(str(node.children[1])) if isinstance(binding.value, Record) else None
             if literal is not None:
                 name, text_node = binding.name, literal
-                self.direct_refs.add(node.children[0].children[0].start_pos)
-        elif isinstance(node, Tree) and node.data == "index" and len(node.children) == 2 \
-                and isinstance(node.children[0], Tree) and node.children[0].data == "name":
+                self.direct_refs.add(head.children[0].start_pos)
+        elif node.data == "index" and len(node.children) == 2 and head.data == "name":
             name, text_node = self._element_text(node, local) or (name, text_node)
         if isinstance(value, Pose):
             T, q = value.T, None
@@ -237,10 +236,10 @@ class Motions:
         if not -len(literal.children) <= i < len(literal.children):
             return None
         element = literal.children[i]
-        if isinstance(element, Tree) and element.data in ("pose", "list"):
+        if element.data in ("pose", "list"):
             self.direct_refs.add(base.start_pos)
             return binding.name, element
-        if isinstance(element, Tree) and element.data == "name":
+        if element.data == "name":
             held = self.globals.get(str(element.children[0]))
             if held is not None and held.literal is not None and held.value is not None:
                 self.direct_refs.add(element.children[0].start_pos)
