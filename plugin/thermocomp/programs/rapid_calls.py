@@ -96,7 +96,7 @@ class Summary(Visitor):
     calls : set[str]
         The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
     passed : set[str]
-        The data named in the arguments of what it calls but passive instructions.
+        The data passed whole (or a part of one) to what it calls but passive instructions.
     """
 
     def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
@@ -198,8 +198,8 @@ class Summary(Visitor):
         routine = flow.procs.get(key)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         args = sub.children[1] if len(sub.children) > 1 else None
-        if args is not None and key not in _PASSIVE:
-            self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
+        if args is not None and key not in _PASSIVE:  # (a datum passed whole, or a part of one; not one an
+            self.passed.update(str(t).lower() for t in flow.written_arguments(sub, (-1,), None))  # expression reads)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
