@@ -544,9 +544,13 @@ class _Declarations:
             if len(a) + len(b) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
                 raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
             return a + b, "string"
+        if op in ("add", "sub", "mul") and isinstance(a, list):  # (pos + pos, pos * num, orient * orient, ...)
+            return _vector_operation(op, a, self.evaluate(right, local), node)
         if kind in ("num", "order"):  # (the left operand checked before the right one is read)
             a = self._as_number(a, left)
         b = self.evaluate(right, local)
+        if op == "mul" and isinstance(b, list):  # (num * pos)
+            return _vector_operation(op, a, b, node)
         if kind == "bool" and not (isinstance(a, bool) and isinstance(b, bool)):
             raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
         if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
@@ -875,6 +879,27 @@ def compared(function: Callable[[float, float], bool], a: float, b: float, node:
         raise _Unsupported("a comparison of decimal numbers whose outcome depends on their rounding (the controller "
                            "holds a num in 32 bits): known only while running", node)
     return got
+
+
+def _vector_operation(op: str, a: object, b: object, node: Tree) -> tuple[list[float], str]:
+    """``a op b`` of RAPID's ``pos`` and ``orient`` as the RAPID kernel's arithmetic operators define them: ``pos + pos``,
+    ``pos - pos`` (vector sum, difference), ``num * pos``, ``pos * num`` (scaled), ``pos * pos`` (vector product, mm)
+    and ``orient * orient`` (the rotations linked: the quaternion product); any other operands are not computed."""
+    shapes = tuple(len(v) if isinstance(v, list) and all(map(_number, v)) else 0 if _number(v) else -1 for v in (a, b))
+    x, y = (np.array(v, dtype=float) if isinstance(v, list) else float(v) for v in (a, b))  # type: ignore[arg-type]
+    if op == "mul" and shapes in ((3, 0), (0, 3)):
+        value, dtype = x * y, "pos"
+    elif shapes == (3, 3):
+        value, dtype = x + y if op == "add" else x - y if op == "sub" else np.cross(x, y), "pos"
+    elif op == "mul" and shapes == (4, 4):
+        value, dtype = np.array([x[0] * y[0] - x[1:] @ y[1:], *(x[0] * y[1:] + y[0] * x[1:] + np.cross(x[1:], y[1:]))]), \
+            "orient"
+    else:
+        raise _Unsupported(f"'{dict(add='+', sub='-', mul='*')[op]}' of values other than numbers, a pos and a pos or "
+                           "a num, or two orients", node)
+    if not np.all(np.abs(value) <= NUM_MAX):
+        raise _Unsupported(f"a {dtype} out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
+    return value.tolist(), dtype
 
 
 #: RAPID's binary operators by the node rapid.lark names after them: the kind of operands they take (``num``,
