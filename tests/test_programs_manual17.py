@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from thermocomp.errors import InputError
 from thermocomp.programs import read_program
 
 _HEAD = """MODULE Cell
@@ -96,3 +97,21 @@ def test_a_test_on_a_constant_string_stays_decided_when_a_motion_reads_it(tmp_pa
     a = _literal(tmp_path, [0, 0, 100], [0, 0, 1, 0])[0]
     b = _literal(tmp_path, [0, 150, 40], [0, 0, 1, 0])[0]
     np.testing.assert_allclose(got, np.stack([a, b, a, b]), atol=1e-9)
+
+
+def test_dnum_conversions_of_known_values_are_known(tmp_path):
+    """RAPID Functions, ``DnumToNum`` (with ``\\Integer``) and ``NumToDnum``: a dnum read as a num and back; a
+    value ``\\Integer`` cannot take is an error naming the line (the controller stops there too)."""
+    body = ("    MoveL Offs(p10, 0, 0, DnumToNum(d \\Integer)), v100, fine, tGun\\WObj:=wT;\n"
+            "    MoveL Offs(p10, 0, 0, NumToDnum(2.5) * 2), v100, fine, tGun\\WObj:=wT;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(_HEAD.replace("MODULE Cell\n", "MODULE Cell\n  CONST dnum d := 20;\n") + "  PROC main()\n" + body
+                    + "  ENDPROC\nENDMODULE\n")
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    got = np.stack([p.T_world_tcp for p in prog.points])
+    np.testing.assert_allclose(got[0], _literal(tmp_path, [0, 0, 120], [0, 0, 1, 0])[0], atol=1e-9)
+    np.testing.assert_allclose(got[1], _literal(tmp_path, [0, 0, 105], [0, 0, 1, 0])[0], atol=1e-9)
+    path.write_text(path.read_text().replace("dnum d := 20;", "dnum d := 4294967295;"))
+    with pytest.raises(InputError, match=r"line 8: DnumToNum: \\Integer: 4.29497e\+09 is not a whole number"):
+        read_program(path)
