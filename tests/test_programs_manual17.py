@@ -115,3 +115,12 @@ def test_dnum_conversions_of_known_values_are_known(tmp_path):
     path.write_text(path.read_text().replace("dnum d := 20;", "dnum d := 4294967295;"))
     with pytest.raises(InputError, match=r"line 8: DnumToNum: \\Integer: 4.29497e\+09 is not a whole number"):
         read_program(path)
+
+
+def test_stop_move_reset_moves_nothing(tmp_path):
+    """RAPID Instructions, ``StopMoveReset``: "reset the system stop move state, without starting any movements"
+    (like ``StopMove``/``StartMove``): the motions around it are compensated, nothing is left unsupported."""
+    prog, got = _points(tmp_path, "    MoveL p10, v100, fine, tGun\\WObj:=wT;\n    StopMoveReset \\AllMotionTasks;\n"
+                                  "    MoveL p20, v100, fine, tGun\\WObj:=wT;\n")
+    assert len(got) == 2
+    np.testing.assert_allclose(got[1], _literal(tmp_path, [0, 150, 0], [0, 0, 1, 0])[0], atol=1e-9)

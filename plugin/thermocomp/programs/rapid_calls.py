@@ -45,7 +45,7 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
 #: ... but for those that stop, store or end a path or a cycle and move no axis themselves (in a task with no other
 #: instruction that moves, such as a socket task whose TRAP holds ExitCycle, they change no point).
-_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath", "stopmovereset"))
+_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath"))
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows: a call of any other name that no module of the task declares is a routine

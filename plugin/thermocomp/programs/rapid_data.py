@@ -99,7 +99,7 @@ BASE_ROUTINES: dict[str, str] = {
                "FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar SenDevice STTune "
                "STTuneReset SafetyControllerSyncRequest SystemStopAction TPWrite TPErase ErrWrite ErrLog SetDO SetAO "
                "SetGO Set Reset PulseDO InvertDO AccSet SingArea GripLoad Stop Break ClkStart ClkStop ClkReset PathResol "
-               "SoftAct SoftDeact StopMove StartMove PDispOff EOffsOff CorrClear CorrDiscon IDelete ISleep IWatch "
+               "SoftAct SoftDeact StopMove StartMove StopMoveReset PDispOff EOffsOff CorrClear CorrDiscon IDelete ISleep IWatch "
                "IDisable IEnable Load MechUnitLoad TriggIO TriggEquip TriggInt TriggSpeed SetDataSearch WaitLoad UnLoad "
                "Comment MotionSup WaitRob SpeedRefresh PathAccLim WorldAccLim SocketBind SocketClose SocketConnect "
                "SocketListen SocketSend SocketSendTo Close Write WriteAnyBin WriteBin WriteStrBin WriteRawBytes Rewind "
@@ -116,7 +116,7 @@ BASE_ROUTINES: dict[str, str] = {
     "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff SyncMoveResume "
               "SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset SearchExtJ MoveExtJ "
               "ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff IndAMove IndCMove "
-              "IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset SetSysData "
+              "IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle SetSysData "
               "TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC WaitWObj DropWObj ArcRepL "
               "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL "
               "FCPressC FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset",
