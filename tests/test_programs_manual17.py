@@ -45,6 +45,7 @@ def _literal(tmp_path, trans, quat):
     ("2 * t.trans", [0, 0, 200]),
     ("t.trans * 0.5 + [5, 0, 0]", [5, 0, 50]),
     ("[1, 0, 0] * [0, 1, 0] * 40 + t.trans", [0, 0, 140]),  # (x cross y = z)
+    ("-t.trans + [0, 0, 300]", [0, 0, 200]),  # (unary minus of a pos)
 ])
 def test_pos_arithmetic_of_known_values_is_a_known_target(tmp_path, expression, trans):
     """RAPID kernel, arithmetic operators on ``pos``: the target reads back as the same target written out."""

@@ -501,12 +501,14 @@ class _Declarations:
         return value, "num"
 
     def _unary(self, node: Tree, local) -> tuple[object, str]:
-        """``-a``, ``+a`` (of a number) and ``NOT a`` (of a bool)."""
+        """``-a``, ``+a`` (of a number or a pos) and ``NOT a`` (of a bool)."""
         value = self.evaluate(node.children[-1], local)
         if node.data == "not_":
             if not isinstance(value, bool):
                 raise _Unsupported("NOT of a value that is not a bool", node)
             return not value, "bool"
+        if isinstance(value, list) and len(value) == 3 and all(map(_number, value)):  # (-pos, +pos)
+            return [(-v if str(node.children[0]) == "-" else v) for v in value], "pos"  # type: ignore[operator]
         if not isinstance(value, float):
             raise _Unsupported("a sign before a value that is not a number", node)
         return (-value if str(node.children[0]) == "-" else value), "num"
