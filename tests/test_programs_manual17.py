@@ -16,6 +16,7 @@ from scipy.spatial.transform import Rotation
 
 from thermocomp.errors import InputError
 from thermocomp.programs import read_program
+from thermocomp.programs.rapid import RapidOptions
 
 _HEAD = """MODULE Cell
   PERS tooldata tGun:=[TRUE,[[31.8,0,229.8],[0.976296,0,0.21644,0]],[1.5,[-10,0,100],[1,0,0,0],0,0,0]];
@@ -125,3 +126,18 @@ def test_stop_move_reset_moves_nothing(tmp_path):
                                   "    MoveL p20, v100, fine, tGun\\WObj:=wT;\n")
     assert len(got) == 2
     np.testing.assert_allclose(got[1], _literal(tmp_path, [0, 150, 0], [0, 0, 1, 0])[0], atol=1e-9)
+
+
+def test_the_unrolled_size_says_it_counts_every_branch(tmp_path):
+    """The Hanoi class (a ``PERS`` disc count set at the start of each cycle, ``IF NOD=4 THEN R_Tier4;`` among ten
+    tiers): the size bound counts every branch before any condition is decided, and its refusal says so, with the
+    count of all branches (3 + 3 here, past a bound of 5 that one branch stays within)."""
+    three = "".join(f"      MoveL Offs(p10, 0, 0, {k}), v100, fine, tGun\\WObj:=wT;\n" for k in range(3))
+    path = tmp_path / "cell.mod"
+    path.write_text(_HEAD.replace("MODULE Cell\n", "MODULE Cell\n  PERS num NOD := 4;\n") + "  PROC main()\n"
+                    + "    NOD := 4;\n    IF NOD = 3 THEN\n" + three + "    ELSE\n" + three + "    ENDIF\n"
+                    + "  ENDPROC\nENDMODULE\n")
+    with pytest.raises(InputError, match=r"line 7: main unrolls to 6 steps \(.*every branch of an IF or TEST counted: "
+                                         r"counted before any condition is decided\): more than --max-motions 5"):
+        read_program(path, rapid=RapidOptions(max_motions=5))
+    assert len(read_program(path, rapid=RapidOptions(max_motions=6)).points) == 6
