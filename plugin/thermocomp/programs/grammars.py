@@ -304,6 +304,10 @@ _PLACEHOLDER = {"RAPID": re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*?%\}|\{\w*:[^{}\
                 "URScript": re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*?%\}|\{\w*(?::[^{}\n]*)?\}|%\(\w+\)[sdfr]")}
 
 
+#: The signs a syntax error names where the grammar takes only that one next (a ``def`` or ``if`` line without its
+#: ``:``, a call without its ``)``).
+_SIGNS = {"COLON": ":", "RPAR": ")", "RSQB": "]", "RBRACE": "}", "SEMICOLON": ";", "COMMA": ","}
+
 #: Brackets a parser's stack may hold open at the end of a file, and the tokens that close them.
 _BRACKETS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 
@@ -384,6 +388,11 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
             unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "
                         "any: a routine or declaration copied without its module")
+        expected = set(getattr(exc, "expected", ()))  # (one sign the only one that may stand there: named)
+        if not unclosed and len(expected) == 1 and next(iter(expected)) in _SIGNS:
+            sign = _SIGNS[next(iter(expected))]
+            unclosed = f": '{sign}' is expected here" + (" (a def, thread, if, elif, else, while or for line ends "
+                                                          "with ':')" if language == "URScript" and sign == ":" else "")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
 

@@ -1,0 +1,98 @@
+"""Hostile uses of ``compensate --program`` found by the sixth adversarial run, each a sample of a class. The programs
+are written from the manuals' syntax (ABB "Technical reference manual - RAPID Instructions, Functions and Data
+types": MODULE, PROC, IF/TEST/WHILE, CONST robtarget, Offs, MoveL, AInput, CRobT, Incr; UR "The URScript
+Programming Language": def, if/while, global, movel, get_analog_in).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
+
+from thermocomp.cli.common import EXIT_INPUT
+from thermocomp.errors import InputError
+from thermocomp.programs.rapid import rapid_program_from_text
+from thermocomp.programs.urscript import urscript_program_from_text
+
+POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+RAPID = ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--at-minute", "60", "--no-progress"]
+
+
+# ----- a refusal under a construct not resolved names the statement that changes the datum, not the construct
+
+#: A construct whose course is known only while running (line 5), the datum ``n`` changed inside it at line 6 to a
+#: value known only while running, and a motion reading ``n`` at line 7 (inside) or 8 (after).
+_CHANGED_INSIDE = {
+    "if": "  IF DInput(di1)=1 THEN\n    n:=AInput(ai1);\n    MoveL Offs(p,n,0,0),v100,z1,tool0;\n  ENDIF\n",
+    "while": "  WHILE DInput(di1)=1 DO\n    n:=n+AInput(ai1);\n    MoveL Offs(p,n,0,0),v100,z1,tool0;\n  ENDWHILE\n",
+    "test": "  TEST DInput(di1)\n  CASE 1:\n    Incr n;\n  ENDTEST\n  MoveL Offs(p,n,0,0),v100,z1,tool0;\n",
+    "if after": "  IF DInput(di1)=1 THEN\n    n:=AInput(ai1);\n  ENDIF\n  MoveL Offs(p,n,0,0),v100,z1,tool0;\n",
+    "if in while": "  WHILE DInput(di2)=1 DO\n  IF DInput(di1)=1 THEN\n    n:=AInput(ai1);\n  ENDIF\n  ENDWHILE\n"
+                   "  MoveL Offs(p,n,0,0),v100,z1,tool0;\n",
+}
+
+
+@pytest.mark.parametrize("construct", sorted(_CHANGED_INSIDE))
+def test_a_motion_refused_under_an_unresolved_construct_names_the_line_that_changes_its_data(construct):
+    """The data a construct not resolved may assign were marked changed from the construct's start, and a later
+    assignment inside it kept that mark: the refusal named the IF's (WHILE's, TEST's) line, not the assignment's.
+    It names the statement that changes the datum."""
+    body = _CHANGED_INSIDE[construct]
+    text = f"MODULE M\nCONST robtarget p:={POINT};\nVAR num n:=0;\nPROC main()\n{body}ENDPROC\nENDMODULE\n"
+    prog = rapid_program_from_text(text, "m.mod")
+    lines = text.splitlines()
+    changed = next(k for k, line in enumerate(lines, 1) if k > 4 and ("n:=" in line or "Incr" in line))
+    motion = next(k for k, line in enumerate(lines, 1) if "MoveL" in line)
+    found = [f for f in prog.unsupported if f.message.startswith("n is changed at run time")]
+    assert len(found) == 1, prog.unsupported
+    assert found[0].line == motion
+    assert f"(line {changed}, column 5)" in found[0].message, found[0].message
+
+
+def test_a_datum_a_loop_assigns_after_reading_it_names_the_loop(case, capsys):
+    """A read before the loop's own assignment (the pass before gave the value) still names the loop, the only
+    statement from which the value differs: the CLI refuses naming the motion's line and the WHILE's."""
+    (case / "w.mod").write_text(f"MODULE M\nCONST robtarget p:={POINT};\nVAR num n:=0;\nPROC main()\n"
+                                "  WHILE DInput(di1)=1 DO\n    MoveL Offs(p,n,0,0),v100,z1,tool0;\n"
+                                "    n:=n+AInput(ai1);\n  ENDWHILE\nENDPROC\nENDMODULE\n")
+    refused(case, capsys, [*RAPID, "--program", "w.mod", "--out", "o.mod"], EXIT_INPUT,
+            "w.mod:6:18: n is changed at run time (line 5, column 3)")
+
+
+def test_a_function_called_in_a_construct_passed_over_is_named_by_its_line():
+    """A URScript ``if`` on an input that only calls a function assigning a global is passed over; a later motion
+    reading the global was refused saying "a function called in a construct not followed" without a line."""
+    text = ("def p():\n  global i = 0\n  def f():\n    global i = get_analog_in(1)\n  end\n"
+            "  if get_digital_in(0):\n    f()\n  end\n  movel(p[0.1*i,0.1,0.4,0,3.14,0])\nend\n")
+    prog = urscript_program_from_text(text, "p.script")
+    assert [(f.line, f.column) for f in prog.unsupported] == [(9, 15)]
+    assert "construct not followed at line 6 may change it" in prog.unsupported[0].message
+
+
+# ----- a syntax error where the grammar takes one sign only names that sign
+
+@pytest.mark.parametrize(("text", "line", "column", "hint"), [
+    ("def p()\n  movel(p[0.3,0.1,0.4,0,3.14,0])\nend\n", 1, 8, "':' is expected here (a def, thread, if"),
+    ("def p():\n  if True\n    x = 1\n  end\nend\n", 2, 10, "':' is expected here"),
+    ("def p():\n  while True\n    sync()\n  end\nend\n", 2, 13, "':' is expected here"),
+    ("thread t()\n  sync()\nend\n", 1, 11, "':' is expected here"),
+    ("def p():\n  if True:\n    x = 1\n  else\n    x = 2\n  end\nend\n", 4, 7, "':' is expected here"),
+    ("def p():\n  x = (1\n  y = 2\nend\n", 3, 3, "')' is expected here"),
+])
+def test_a_line_missing_its_colon_or_bracket_names_the_sign(text, line, column, hint):
+    """A ``def``/``if``/``while``/``else`` line without its ``:`` was refused as "unexpected end of line" with no
+    word of what was missing; where the grammar takes one sign only next, the message names it."""
+    with pytest.raises(InputError) as info:
+        urscript_program_from_text(text, "p.script")
+    assert info.value.row == line
+    assert f"URScript syntax: unexpected " in info.value.message and f"(column {column}): {hint}" in info.value.message
+
+
+def test_a_syntax_error_where_several_signs_may_follow_names_none(case, capsys):
+    """Where more than one token may follow, no sign is named (the hint would guess): the CLI refuses with the line,
+    the column and nothing written."""
+    (case / "p.script").write_text("def p():\n  x = foo(1 2)\nend\n")
+    err = refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--at-minute", "60",
+                                 "--no-progress", "--program", "p.script", "--out", "o.script"], EXIT_INPUT,
+                  "p.script, line 2: URScript syntax: unexpected '2' (column 13)")
+    assert "is expected here" not in err
