@@ -85,7 +85,7 @@ def test_a_line_missing_its_colon_or_bracket_names_the_sign(text, line, column, 
     with pytest.raises(InputError) as info:
         urscript_program_from_text(text, "p.script")
     assert info.value.row == line
-    assert f"URScript syntax: unexpected " in info.value.message and f"(column {column}): {hint}" in info.value.message
+    assert "URScript syntax: unexpected " in info.value.message and f"(column {column}): {hint}" in info.value.message
 
 
 def test_a_syntax_error_where_several_signs_may_follow_names_none(case, capsys):
