@@ -96,3 +96,31 @@ def test_a_syntax_error_where_several_signs_may_follow_names_none(case, capsys):
                                  "--no-progress", "--program", "p.script", "--out", "o.script"], EXIT_INPUT,
                   "p.script, line 2: URScript syntax: unexpected '2' (column 13)")
     assert "is expected here" not in err
+
+
+# ----- comment lines cost no token each
+
+def test_a_run_of_rapid_comment_lines_is_one_ignored_token():
+    """Each comment line was two tokens of lark's lexer (the comment, then the line break), ignored one by one: a
+    module of a million comment lines read for 15 s. White space and comments between two tokens are one."""
+    from thermocomp.programs.rapid import rapid_parser
+
+    for n in (10, 2000):
+        text = (f"MODULE M\nCONST robtarget p:={POINT};\n" + "  ! a comment\n\n" * n
+                + "PROC main()\n  MoveL p,v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+        tokens = list(rapid_parser().lex(text, dont_ignore=True))
+        assert len(tokens) < 40, (n, len(tokens))
+        assert rapid_program_from_text(text, "m.mod").motions[0].statement.line == 2 * n + 4
+
+
+def test_urscript_comment_lines_do_not_count_against_the_token_bound(monkeypatch):
+    """Each URScript comment line was a line-end token counted against the readers' bound (1,000,000): a script of
+    a million comment lines was refused as too many tokens. The comment lines between two lines of code are one
+    line end; the bound, lowered here to 500, still stops a script of many statements."""
+    from thermocomp.programs import grammars
+
+    monkeypatch.setattr(grammars, "MAX_TOKENS", 500)
+    text = "def p():\n" + "  # a comment\n  ### another\n" * 2000 + "  movel(p[0.3,0.1,0.4,0,3.14,0])\nend\n"
+    assert [m.statement.line for m in urscript_program_from_text(text, "p.script").motions] == [4002]
+    with pytest.raises(InputError, match="more than 500 tokens"):
+        urscript_program_from_text("def p():\n" + "  x = 1\n" * 300 + "end\n", "p.script")
