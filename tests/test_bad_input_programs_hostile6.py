@@ -124,3 +124,34 @@ def test_urscript_comment_lines_do_not_count_against_the_token_bound(monkeypatch
     assert [m.statement.line for m in urscript_program_from_text(text, "p.script").motions] == [4002]
     with pytest.raises(InputError, match="more than 500 tokens"):
         urscript_program_from_text("def p():\n" + "  x = 1\n" * 300 + "end\n", "p.script")
+
+
+# ----- a failed commit names its output without resolving every output's path again
+
+def test_a_refused_rename_names_its_output_without_a_scan_of_every_output(tmp_path, monkeypatch):
+    """``Job.commit``'s error path found the label of the output whose rename failed by resolving the destination
+    of every output declared (a batch's or a task's hundreds): it is kept as each output is staged."""
+    import os
+    from pathlib import Path
+
+    from thermocomp.io import job as jobs
+
+    real_replace, real_destination, resolved = os.replace, jobs.destination, []
+
+    def refuse_last(src, dst):  # as an immutable file refuses
+        if Path(dst).name == "o39.mod":
+            raise PermissionError(1, "Operation not permitted")
+        return real_replace(src, dst)
+
+    with pytest.raises(InputError, match=r"--out39 .*o39\.mod: cannot write: Operation not permitted"):
+        with jobs.Job() as job:
+            outs = [job.output(tmp_path / f"o{k}.mod", f"--out{k}") for k in range(40)]
+            job.check()
+            for out in outs:
+                job.write_text(out, "MODULE M\nENDMODULE\n")
+            monkeypatch.setattr(jobs, "destination", lambda path: resolved.append(path) or real_destination(path))
+            monkeypatch.setattr(os, "replace", refuse_last)
+            job.commit()
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+    assert len(resolved) <= 40, len(resolved)  # (the outputs' check once; the error path resolved all 40 again)
