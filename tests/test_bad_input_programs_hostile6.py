@@ -155,3 +155,21 @@ def test_a_refused_rename_names_its_output_without_a_scan_of_every_output(tmp_pa
     monkeypatch.undo()
     assert list(tmp_path.iterdir()) == []
     assert len(resolved) <= 40, len(resolved)  # (the outputs' check once; the error path resolved all 40 again)
+
+
+# ----- a program in UTF-16 or UTF-32 without a byte-order mark is named as such, not as binary data
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+@pytest.mark.parametrize(("name", "robot", "text"), [
+    ("p.mod", "irb140", f"MODULE M\nCONST robtarget p:={POINT};\nPROC main()\n  MoveL p,v100,z1,tool0;\nENDPROC\n"
+                        "ENDMODULE\n"),
+    ("p.script", "ur5", "def p():\n  movel(p[0.3,0.1,0.4,0,3.14,0])\nend\n"),
+])
+def test_a_program_in_utf16_or_utf32_without_a_mark_is_named_so(case, capsys, encoding, name, robot, text):
+    """Saved as UTF-16 or UTF-32 without a byte-order mark (Windows editors' "Unicode" with the mark dropped), a
+    program was refused as binary data ("byte 0x00 at column 2"): it is named as that encoding, line 1, column 1."""
+    (case / name).write_bytes(text.encode(encoding))
+    refused(case, capsys, ["compensate", "--robot", robot, "--deformation", "d.csv", "--at-minute", "60",
+                           "--no-progress", "--program", name, "--out", "o" + name[1:]], EXIT_INPUT,
+            f"{name}, line 1, column 1: the ", "is UTF-16 or UTF-32 encoded (every other byte is 0): save it as ASCII "
+            "or UTF-8")
