@@ -173,3 +173,38 @@ def test_a_program_in_utf16_or_utf32_without_a_mark_is_named_so(case, capsys, en
                            "--no-progress", "--program", name, "--out", "o" + name[1:]], EXIT_INPUT,
             f"{name}, line 1, column 1: the ", "is UTF-16 or UTF-32 encoded (every other byte is 0): save it as ASCII "
             "or UTF-8")
+
+
+# ----- PolyScope's step lines between motions do not split a run of plain motions
+
+def _stepped(n: int, label: str = "Waypoint_{k}") -> str:
+    """A PolyScope-style program: a step line (``$ k "label"``) before each of ``n`` plain motions."""
+    return ("def prog():\n  set_tcp(p[0,0,0.1,0,0,0])\n" + "".join(
+        f'  $ {k} "{label.format(k=k)}"\n  movel(p[.{300 + k % 50},.1,.4,0,3.14,0], a=1.2, v=0.25)\n'
+        for k in range(n)) + "end\n")
+
+
+def test_step_lines_between_motions_keep_one_run_read_as_the_general_rules_read_it():
+    """Each ``$`` line ended the run of plain motions before it: a PolyScope export of 1,000 waypoints was 1,000
+    runs of one motion, each split on its own (0.56 s of CPU against 0.014 s for the same motions without the
+    step lines). A step line does nothing: it is part of the gap between a run's motions, and the motions read
+    are those the general rules read, statement by statement."""
+    from program_builders import assert_same_steps, general_rules_form
+
+    text = _stepped(300, 'Way,point (#{k}) [x] = p[1,2]')
+    from thermocomp.programs.urscript import parse_urscript_text
+
+    assert len(list(parse_urscript_text(text, "s.script").find_data("moves"))) == 1  # (one run: it was 300)
+    prog = urscript_program_from_text(text, "s.script")
+    assert [m.statement.line for m in prog.motions] == list(range(4, 604, 2))
+    assert_same_steps(prog, urscript_program_from_text(general_rules_form(text, "urscript"), "s.script"))
+
+
+@pytest.mark.parametrize("line", ['  $ -1 "MoveJ"', '  $ 3', '  $ 3 "MoveJ', '  $ "MoveJ"'])
+def test_a_step_line_the_grammar_refuses_is_still_refused_between_motions(line):
+    """What the grammar's ``step`` does not take (a signed number, no label, an open string, no number) is no gap
+    of a run: between two motions it is a syntax error on its line, as anywhere."""
+    motion = "  movel(p[.3,.1,.4,0,3.14,0])\n"
+    with pytest.raises(InputError) as info:
+        urscript_program_from_text(f"def prog():\n{motion}{line}\n{motion}end\n", "s.script")
+    assert info.value.row == 3 and "URScript syntax" in info.value.message

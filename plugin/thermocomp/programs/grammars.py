@@ -178,6 +178,7 @@ NAME_BYTES[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 DELIMITERS = "[](),;\\\n!#"
 CODES = np.zeros(256, dtype=np.int8)
 CODES[[ord(c) for c in DELIMITERS]] = np.arange(1, len(DELIMITERS) + 1)
+CODES[ord("$")] = CODES[ord("#")]  # (URScript's step line between a run's motions, $ 3 "MoveJ": read as a comment)
 _OPEN, _CLOSE, _POPEN, _PCLOSE, _COMMA, _END, _BACKSLASH, _NEWLINE = (CODES[ord(c)] for c in "[](),;\\\n")
 #: Whitespace within a statement, and between statements (besides comments).
 SPACE, GAP = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
@@ -230,10 +231,10 @@ class RunStatements:
         newlines, active = at[code == _NEWLINE], np.arange(len(ends))
         while active.size:
             byte = b[start[active]]
-            bang = active[byte == ord(comment)]
+            bang = active[CODES[byte] == CODES[ord(comment)]]
             start[bang] = newlines[np.searchsorted(newlines, start[bang])]
             start[active[GAP[byte]]] += 1
-            active = active[GAP[byte] | (byte == ord(comment))]
+            active = active[GAP[byte] | (CODES[byte] == CODES[ord(comment)])]
         self.start, self.end = start, ends + 1
         self.instruction_end = skipped(b, NAME_BYTES, start)
         # the arguments: from the instruction's end (or the call's parenthesis) or a separator, to the next
