@@ -208,3 +208,15 @@ def test_a_step_line_the_grammar_refuses_is_still_refused_between_motions(line):
     with pytest.raises(InputError) as info:
         urscript_program_from_text(f"def prog():\n{motion}{line}\n{motion}end\n", "s.script")
     assert info.value.row == 3 and "URScript syntax" in info.value.message
+
+
+def test_a_motion_read_in_several_passes_under_an_unresolved_construct_is_refused_once():
+    """A FOR unrolled inside a routine called under an IF on an input: its first pass reads the datum with the IF's
+    mark, a later pass after the assignment inside the loop. Each motion is refused once, for its datum, by the
+    first refusal (two messages of one motion and datum doubled the count of constructs named)."""
+    text = (f"MODULE M\nCONST robtarget p:={POINT};\nVAR num off:=0;\nVAR num n:=0;\nPROC main()\n"
+            "  IF DInput(di1)=1 THEN\n    weld;\n  ENDIF\nENDPROC\nPROC weld()\n  FOR j FROM 1 TO 3 DO\n"
+            "    MoveL Offs(p,off,0,0),v100,fine,tool0;\n    Incr n;\n    off:=n*10;\n"
+            "    MoveL Offs(p,off,50,0),v100,fine,tool0;\n  ENDFOR\nENDPROC\nENDMODULE\n")
+    prog = rapid_program_from_text(text, "m.mod")
+    assert [(f.line, f.message.split(" (")[1][:7]) for f in prog.unsupported] == [(12, "line 6,"), (15, "line 14")]

@@ -253,7 +253,14 @@ class _Declarations:
         return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
-        self.note_once(Finding(message, *_location(where), self.file), self.unsupported)
+        note = Finding(message, *_location(where), self.file)
+        datum, changed, _ = message.partition(" is changed at run time")
+        if changed:  # (one refusal a place and datum: a loop's first pass under a construct names the construct,
+            key = dataclasses.replace(note, message=datum)  # a later pass the assignment inside it; the first)
+            if key in self._seen:
+                return
+            self._seen.add(key)
+        self.note_once(note, self.unsupported)
 
     def note_once(self, note: Finding, into: list[Finding] | None = None) -> None:
         """``note`` added to the notes (or ``into``) unless given already (a construct met in every pass or call)."""
