@@ -209,11 +209,20 @@ class _Walker(Flow, Motions, Values):
     def _name_uses(self) -> dict[str, set[int]]:
         """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
         uses: dict[str, set[int]] = {}
-        assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}
+        assigns = list(self.tree.find_data("assign"))
+        assigned = {id(a.children[-2]) for a in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
         passes.drop_tabled(uses, self.steps, self.per_pass)
+        for target, value, word in map(assignment, assigns):
+            # a variable read only inside texts written as tables (or a local never read) is given a value that
+            # reads nothing (unless it calls a function: that could move the robot)
+            if isinstance(target, Tree) and target.data == "name" and isinstance(value, Tree) \
+                    and not uses.get(str(target.children[0]), word != "LOCAL") \
+                    and not any(str(c.children[0]) in self.functions for c in value.find_data("call")):
+                for node in value.find_data("name"):
+                    uses[str(node.children[0])].discard(node.children[0].start_pos)
         return uses
 
 

@@ -764,6 +764,8 @@ class Flow(calls.Texts):
                 return None
             layers.append((inner, leads[0][1]))
             inner = leads[0][0]
+        if layers and self._uses(str(inner.children[0])) > 1:  # (a parameter read in more ways than this one: the
+            return None  # expression is the motion's own text, a table where the calls need it differently)
         if not layers or not self._leads_to_call_site(inner, local):
             return None
         point = self.point(inner, local)
@@ -773,6 +775,16 @@ class Flow(calls.Texts):
                                        [(str(layer.children[0]), how) for layer, how in layers], poses):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
+
+    def _uses(self, name: str) -> int:
+        """How many times the running function's text names ``name`` (cached; 0 outside a function)."""
+        key = (self.frames[-1].name if self.frames else None, name)
+        counts = vars(self).setdefault("_counted_uses", {})
+        if key not in counts:
+            function = self.functions.get(key[0])
+            counts[key] = 0 if function is None else sum(str(node.children[0]) == name
+                                                         for node in function.find_data("name"))
+        return counts[key]
 
     def _leads_to_call_site(self, node, local: dict) -> bool:
         """Whether ``node`` is a name bound to a pose written at a call site, or a :data:`.calls.THROUGH` call."""
