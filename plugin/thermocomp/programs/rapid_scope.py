@@ -52,16 +52,20 @@ def _refuse(message: str, token: Token, path: str) -> InputError:
                       column=token.column)
 
 
+def _key(token: Token, path: str) -> str:
+    """The name ``token`` as RAPID compares names (case-insensitive); a reserved word is refused."""
+    if str(token).lower() in RESERVED:
+        raise _refuse(f"{token} is a reserved word, not a name", token, path)
+    return str(token).lower()
+
+
 def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bool = False) -> None:
     """Two declarations of one name (case-insensitive, as RAPID compares names) in one scope: refused at the
     second. ``skip_data_pairs``: two data of a module are left to the declaration's own refusal."""
     first: dict[str, Tree] = {}
     for node in declarations:
         token = declared_name(node)
-        key = str(token).lower()
-        if key in RESERVED:
-            raise _refuse(f"{token} is a reserved word, not a name", token, path)
-        before = first.setdefault(key, node)
+        before = first.setdefault(_key(token, path), node)
         if before is node or (skip_data_pairs and before.data == node.data == "data_decl"):
             continue
         was, kind = declared_name(before), _KINDS[node.data]
@@ -93,17 +97,11 @@ def check_module(tree: Tree, path: str) -> None:
     for module in tree.children:
         if not (isinstance(module, Tree) and module.data == "module"):
             continue
-        name = _names(module)[0]
-        if str(name).lower() in RESERVED:
-            raise _refuse(f"{name} is a reserved word, not a name", name, path)
+        _key(_names(module)[0], path)
         items = [c for c in module.children if isinstance(c, Tree)]
-        for item in items:
-            if item.data in ("record_decl", "alias_decl"):
-                fields = [f for f in item.children if isinstance(f, Tree)]
-                for node in (item, *fields):
-                    token = declared_name(node)
-                    if str(token).lower() in RESERVED:
-                        raise _refuse(f"{token} is a reserved word, not a name", token, path)
+        for item in (i for i in items if i.data in ("record_decl", "alias_decl")):
+            for node in (item, *(f for f in item.children if isinstance(f, Tree))):  # (a type and its components)
+                _key(declared_name(node), path)
         _unique([i for i in items if i.data in ("data_decl", "proc", "func", "trap")], "module", path,
                 skip_data_pairs=True)
         for routine in items:
