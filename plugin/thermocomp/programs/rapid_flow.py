@@ -410,11 +410,6 @@ class _Flow(_Calls):
             raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
         run(self, statement, local, depth)
 
-    def run_moves_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        first = len(self.steps)
-        self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
-        self.note_conf(self.steps[first:])
-
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`)."""
         branch = self.decided_branch(statement, local)
@@ -424,12 +419,14 @@ class _Flow(_Calls):
             self.run_body(branch, local, depth)
 
     def run_tagged(self, run) -> None:
-        """``run()``, each motion it adds tagged with the data it read that an unresolved construct gave a value."""
+        """``run()`` (motions), each motion it adds tagged with the data it read that an unresolved construct gave a
+        value, and its configuration checks noted (:meth:`note_conf`)."""
         outer, self._reading, first = self._reading, {}, len(self.steps)
         try:
             run()
         finally:
             reading, self._reading = self._reading, outer
+        self.note_conf(self.steps[first:])
         if outer is not None:
             outer.update(reading)
         if reading:
@@ -682,7 +679,9 @@ class _Flow(_Calls):
 _RUNS = {
     "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
     "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
-    "call": _Flow.run_call, "moves": _Flow.run_moves_statement, "label": _Flow.run_label,
+    "moves": lambda flow, statement, local, depth: flow.run_tagged(lambda: flow.run_moves(statement.children[0],
+                                                                                          local, depth)),
+    "call": _Flow.run_call, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
     "while_stmt": _Flow.run_while, "test_stmt": _Flow.run_if,

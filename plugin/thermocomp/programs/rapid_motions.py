@@ -247,7 +247,6 @@ class _Motions:
         self.steps.append(MotionRun.of_columns(points, instruction=str(name_token), kind=kind,
                                                statement=span_of(statement), name=span_of(name_token), tcp_speed=v_tcp,
                                                orientation_speed=v_ori, duration_s=duration, file=self.file))
-        self.note_conf(self.steps[-1:])
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
         """A motion's frame and tool, ``(4, 4)`` each, and :attr:`Point.held`: the work object frame (the world's

@@ -1,11 +1,7 @@
-"""What the RAPID controller refuses to load although it parses: a reserved word as a name, two objects of one
-name in one scope, a GOTO to no label of its routine or into a branch or loop it stands outside of (ABB, "Technical
-reference manual - RAPID kernel": "Reserved words", "Scope rules", "Data declarations", "Routine declarations",
-"The GOTO instruction"; "RAPID Instructions": GOTO, "Limitations").
-
-The grammar (``rapid.lark``) reads the statements; lark's contextual lexer takes a keyword where only a name can
-stand as that name (``VAR num IF;``), and a grammar cannot count names. These checks run once per module, before
-the walker: each refusal names the file, line and column of the second object.
+"""What the RAPID controller refuses to load although it parses (a grammar cannot count names): a reserved word as a
+name, two objects of one name in one scope, a GOTO to no label of its routine or into a branch or loop it stands
+outside of (ABB, "Technical reference manual - RAPID kernel": "Reserved words", "Scope rules"; "RAPID Instructions":
+GOTO, "Limitations"). Each refusal names the file, line and column of the second object.
 """
 
 from __future__ import annotations
@@ -76,9 +72,8 @@ def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bo
 
 
 def _statements(routine: Tree) -> list[tuple[Tree, tuple[tuple[Tree, Tree], ...]]]:
-    """The statement nodes of a routine (its body and handlers, nested ones included), in the order written, each
-    with the blocks it stands in, outermost first: ``(statement, body)`` of each IF or TEST branch and FOR or WHILE
-    loop (:data:`_BLOCKS`) around it."""
+    """The statement nodes of a routine, nested ones included, in written order, each with the blocks it stands in
+    (``(statement, body)`` of each :data:`_BLOCKS` around it, outermost first)."""
     found, stack = [], [(c, ()) for c in reversed(routine.children) if isinstance(c, Tree)]
     while stack:
         node, blocks = stack.pop()
@@ -91,9 +86,7 @@ def _statements(routine: Tree) -> list[tuple[Tree, tuple[tuple[Tree, Tree], ...]
 
 def check_module(tree: Tree, path: str) -> None:
     """Refuse what the controller refuses in a parsed file's modules (``tree``: its ``start``), naming ``path``,
-    line and column: a reserved word as a name; two routines, or a routine and a datum, of one name in a module; two
-    parameters, data or labels of one name in a routine; a GOTO to a label its routine does not have, or to one
-    inside an IF or TEST branch or a FOR or WHILE loop the GOTO is not in."""
+    line and column (the module docstring)."""
     for module in tree.children:
         if not (isinstance(module, Tree) and module.data == "module"):
             continue
@@ -110,9 +103,8 @@ def check_module(tree: Tree, path: str) -> None:
 
 
 def check_module_names(files: list[tuple[Tree, str]]) -> None:
-    """Refuse two modules of one name (case-insensitive) in a task's files (``files``: each parsed file's tree and
-    path, the program first), naming the second's file, line and column: the controller loads no module of a name a
-    module of the task already has ("Scope rules": a module's name is global in its task)."""
+    """Refuse two modules of one name (case-insensitive) in a task's files (``files``: each one's tree and path, the
+    program first), naming the second's file, line and column ("Scope rules")."""
     first: dict[str, tuple[Token, str]] = {}
     for tree, path in files:
         for module in tree.children:
