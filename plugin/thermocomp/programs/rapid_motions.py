@@ -449,43 +449,32 @@ class _Motions:
             self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
         declared = data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers")
         with self.in_file(data.file if declared else self.file):  # (the text is the declaration's)
-            return self._point_text(node, kind, T_world_frame, T_flange_tcp, held, value, data, path, declared)
-
-    def _point_text(self, node, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool, value,
-                    data: _Data | None, path: tuple[int, ...], declared: bool) -> Point:
-        """:meth:`point` in the file of its text (``declared``: its declaration's value, element ``path``)."""
-        text_node, in_numbers = node, False  # (in_numbers: an element of an array written as one NUMBERS token)
-        if declared and not path:
-            text_node = data.node
-        elif declared:
-            a, b, sub = self.element_span(data.node, path)
-            text_node, in_numbers = (node, True) if sub is None else (sub, False)
-        if in_numbers:
-            (line,), (column,) = self.lines.lists([a])
-            text_span = Span(a, b, line, column)
-        else:
-            text_span = span_of(text_node)
-        extax = ""  # (an aggregate's last element; the last bracket of numbers)
-        if isinstance(text_node, Tree) and text_node.data == "aggregate":
-            last = span_of(text_node.children[-1])
-            extax = self.text[last.start:last.end]
-        elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
-            whole = self.text[text_span.start:text_span.end]
-            extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
-        written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
-                       extax=extax, name="" if data is None else data.name, held=held, file=self.file)
-        if kind == ABSOLUTE_JOINT:
-            return Point(T_world_tcp=None, q=np.radians(np.asarray(value[0], dtype=float)), confdata=None, **written)
-        quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
-        if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
-            raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
-                             f"got norm {np.linalg.norm(quat):.6g}", text_node)
-        cf = value[2]  # type: ignore[index]
-        if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
-            raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
-                             f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
-        return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
-                     confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
+            text_node, in_numbers = data.node if declared and not path else node, False
+            if declared and path:  # (in_numbers: an element of an array written as one NUMBERS token)
+                a, b, sub = self.element_span(data.node, path)
+                text_node, in_numbers = (node, True) if sub is None else (sub, False)
+            text_span = Span(a, b, *(at[0] for at in self.lines.lists([a]))) if in_numbers else span_of(text_node)
+            extax = ""  # (an aggregate's last element; the last bracket of numbers)
+            if isinstance(text_node, Tree) and text_node.data == "aggregate":
+                last = span_of(text_node.children[-1])
+                extax = self.text[last.start:last.end]
+            elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
+                whole = self.text[text_span.start:text_span.end]
+                extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+            written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
+                           extax=extax, name="" if data is None else data.name, held=held, file=self.file)
+            if kind == ABSOLUTE_JOINT:
+                return Point(T_world_tcp=None, q=np.radians(np.asarray(value[0], dtype=float)), confdata=None, **written)
+            quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
+            if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
+                raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
+                                 f"got norm {np.linalg.norm(quat):.6g}", text_node)
+            cf = value[2]  # type: ignore[index]
+            if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
+                raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
+                                 f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
+            return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
+                         confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
 
 
 def transforms_from_poses(values: FloatArray) -> FloatArray:
