@@ -91,12 +91,12 @@ class _Flow(_Calls):
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
-        for other in self.task.modules:
-            self.collect(other.tree, other)
-        self.collect(tree, None)
+        for file, other in enumerate(self.task.modules, 1):
+            self.collect(other.tree, other, file)
+        self.collect(tree, None, 0)
         self.declare_deferred()
         entry = self.entry_routines()
-        if entry:  # the body whose last statement may be the production loop (:meth:`run_while`)
+        if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
             self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
         self.check_size(entry)
@@ -155,11 +155,10 @@ class _Flow(_Calls):
         finally:
             self.file, self.file_key, self.path, self.text, self.lines = before
 
-    def collect(self, tree: Tree, module) -> None:
-        """The declarations and routines of this module (``module`` None) or another of the task, after
-        :func:`.rapid_scope.check_module`."""
+    def collect(self, tree: Tree, module, file: int) -> None:
+        """The declarations and routines of this module (``module`` None) or another of the task (task file
+        ``file``), after :func:`.rapid_scope.check_module`."""
         rapid_scope.check_module(tree, self.path if module is None else module.path)
-        file = 0 if module is None else self.file_of(module.path)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
         with self.in_file(file):
@@ -366,22 +365,6 @@ class _Flow(_Calls):
         first = self._written_order[id(node)][1]
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
-    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``WHILE TRUE`` ending the (last) entry routine: the production loop, a pass a cycle; any other as
-        :meth:`run_if`."""
-        condition = statement.children[0]
-        if not (self._cycle_body is not None and statement is (self._cycle_body.children or [None])[-1]
-                and getattr(condition, "data", None) == "name" and str(condition.children[0]).lower() == "true"):
-            return self.run_if(statement, local, depth)
-        self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", *_location(statement),
-                                  self.file))
-        self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-        self._first_read = {}  # (what ran before it ran once: not a cycle's)
-        self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
-        self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
-        self._cycle_scopes[id(local)] = local
-        self.run_body(statement.children[1], local, depth)
-
     def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
         """``(instruction, offset)`` of each call of ``names`` inside ``node``, then of each motion of its runs."""
         found: list[tuple[str, int]] = []
@@ -411,8 +394,22 @@ class _Flow(_Calls):
         run(self, statement, local, depth)
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`)."""
-        branch = self.decided_branch(statement, local)
+        """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
+        TRUE`` ending the (last) entry routine is the production loop, a pass a cycle."""
+        condition = statement.children[0]
+        if statement.data == "while_stmt" and self._cycle_body is not None and statement is (
+                self._cycle_body.children or [None])[-1] and getattr(condition, "data", None) == "name" \
+                and str(condition.children[0]).lower() == "true":
+            self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
+                                      *_location(statement), self.file))
+            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+            self._first_read = {}  # (what ran before it ran once: not a cycle's)
+            self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
+            self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
+            self._cycle_scopes[id(local)] = local
+            branch = statement.children[1]
+        else:
+            branch = self.decided_branch(statement, local)
         if branch is None:
             self.run_unresolved(statement, local, depth)
         else:
@@ -561,8 +558,7 @@ class _Flow(_Calls):
             keys = self._in_written_order(keys, statement)
             names = list(dict.fromkeys([*keys, *(local[key].name.lower() for key in keys if key in local)]))
             before = self._snapshot(statement, names, local)  # (a parameter's name: the caller's data too)
-            for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
-                self.mark_changed(key, statement, local)
+            self.mark_all(keys, statement, statement, local)  # (a pass reads what the pass or cycle before left)
             conf_before, first = dict(self.conf_on), len(self.steps)
             bodies, exhaustive = self._bodies(statement)
             scope = local
@@ -684,5 +680,5 @@ _RUNS = {
     "call": _Flow.run_call, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
-    "while_stmt": _Flow.run_while, "test_stmt": _Flow.run_if,
+    "while_stmt": _Flow.run_if, "test_stmt": _Flow.run_if,
 }
