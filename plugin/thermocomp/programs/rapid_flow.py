@@ -480,12 +480,10 @@ class _Flow(_Calls):
             if isinstance(run, MotionRun) and id(run) not in kept:
                 keep = ~np.isin(run.statement[:, 0], list(refused))
                 kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
-                if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
-                    self._in_call[id(cut)] = self._in_call[id(run)]
-        steps = [kept.get(id(step), step) for step in self.steps]
-        for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
-            self._in_call.pop(old, None)
-        self.steps[:] = [step for step in steps if step is not None]
+                call = self._in_call.pop(id(run), None) if cut is not run else None
+                if cut is not None and call is not None:  # (its call kept)
+                    self._in_call[id(cut)] = call
+        self.steps[:] = [step for step in (kept.get(id(step), step) for step in self.steps) if step is not None]
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF``, ``TEST`` or ``WHILE`` runs when the file decides it (:meth:`_decided_value`; an empty
