@@ -40,7 +40,7 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 
 #: Instructions that move the robot or change how it moves; ``_AXES`` but those that move no axis themselves.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
-_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath", "stopmovereset"))
+_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath"))
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows (any other name no module declares is found nowhere).
@@ -81,7 +81,8 @@ class Summary(Visitor):
     mutates : bool
         Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
     calls, passed : set[str]
-        The names it calls, evaluates or connects (``late``: a late-bound call); the data its calls are given.
+        The names it calls, evaluates or connects (``late``: a late-bound call); the data passed whole (or a part of
+        one) to what it calls but passive instructions.
     """
 
     def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
@@ -182,8 +183,8 @@ class Summary(Visitor):
         routine = flow.procs.get(key)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         args = sub.children[1] if len(sub.children) > 1 else None
-        if args is not None and key not in _PASSIVE:
-            self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
+        if args is not None and key not in _PASSIVE:  # (a datum passed whole, or a part of one; not one an
+            self.passed.update(str(t).lower() for t in flow.written_arguments(sub, (-1,), None))  # expression reads)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
