@@ -1,10 +1,7 @@
-"""Seed 004's checks on a compensated program, in the order the controller runs it: joint limits with a margin,
-reach, linear and circular moves followed in steps (configuration change, near singular, joint speed), joint steps
-large for their correction at the TCP, circles the controller refuses.
-
-Seed 004 (Section 3-2) checks a trajectory before it runs: near-singular configurations matter because there "one of
-the joints has to have a higher velocity than possible", and a Cartesian move may switch configuration (its Figure
-2-4). What each check does, with its numbers, is docs/programs.md's "Feasibility (seed 004's checks)".
+"""Seed 004's checks on a compensated program (Section 3-2, Figure 2-4), in the order the controller runs it:
+joint limits with a margin, reach, linear and circular moves followed in steps (configuration change, near
+singular, joint speed), joint steps large for their correction at the TCP, circles the controller refuses.
+docs/programs.md, "Feasibility (seed 004's checks)".
 """
 
 from __future__ import annotations
@@ -27,28 +24,22 @@ from thermocomp.programs.timing import Timing, arc
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
-#: Distance a corrected joint must keep from its limits [rad] (1 degree: the controllers' own soft-limit margins are
-#: of this order, and a thermal correction is a few hundredths of a degree).
+#: Distance a corrected joint must keep from its limits [rad] (the controllers' soft-limit margins are of this order).
 LIMIT_MARGIN = np.radians(1.0)
 #: Most steps along a linear or circular move at which configuration, singularity and joint speed are checked.
 PATH_STEPS = 8
-#: Largest joint travel [rad] of one step (the nominal joints' largest change over the move, divided into steps): a
-#: 0.1 degree move of a 100,000-point print path is checked at its end point, a 60 degree wrist flip in 8 steps.
+#: Largest joint travel [rad] of one step (the nominal joints' largest change over the move, divided into steps).
 PATH_STEP_ANGLE = np.radians(1.0)
-#: Shortest distance [m] from a circle's start to its via and to its end point, and smallest angle [rad]
-#: between the two seen from the start (and from 180 degrees): ABB's MoveC restrictions (RAPID reference,
-#: MoveC: 0.1 mm and 1 degree), which this check applies to URScript's movec as well (UR gives no number;
-#: its controller refuses a circle it cannot compute).
+#: Shortest distance [m] from a circle's start to its via and to its end point, and smallest angle [rad] between
+#: the two seen from the start (and from 180 degrees): ABB's MoveC restrictions (RAPID reference, MoveC), applied
+#: to URScript's movec as well.
 CIRCLE_MIN_DISTANCE = 1e-4
 CIRCLE_MIN_ANGLE = np.radians(1.0)
-#: Largest ratio of a point's joint correction [rad] (its largest joint) to the size of its correction at the TCP,
-#: ``hypot(position [m], angle [rad])`` (the Jacobian's own units): past it the correction is made near a
-#: singularity (UR's home straight up turns joints 1 and 5, or 4 and 6, by a degree for 0.03 mm; a regular pose of a
-#: 6-axis arm needs at most a few tens: 1 / the Jacobian's smallest singular value, which
-#: :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA` bounds at 1000).
+#: Largest ratio of a point's joint correction [rad] (its largest joint) to its correction at the TCP, ``hypot(
+#: position [m], angle [rad])``: past it the correction is made near a singularity (a regular pose of a 6-axis arm
+#: needs at most a few tens: 1 / the Jacobian's smallest singular value).
 JOINT_STEP_GAIN = 100.0
-#: Joint corrections below this [rad] are not compared (a thermal correction is hundredths of a degree: 0.1 degree
-#: is noticed; the ratio of two numbers near zero is not).
+#: Joint corrections below this [rad] are not compared (the ratio of two numbers near zero means nothing).
 JOINT_STEP_MIN = np.radians(0.1)
 
 
@@ -163,7 +154,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
 
 class Lazy(Sequence):
-    """A list built when first read (a report's rows: a 100,000-motion program's rows are rarely all read)."""
+    """A list built when first read (a report's rows)."""
 
     def __init__(self, build, count: int) -> None:
         self._build, self._count = build, count

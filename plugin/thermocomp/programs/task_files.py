@@ -1,11 +1,6 @@
-"""A RAPID task's files written together: a program whose motions (or their targets) lie in its other modules.
-
-The reader (:mod:`~thermocomp.programs.rapid`) gives every span an index into :attr:`RobotProgram.files` (0: the
-program, ``i``: its ``i``-th other module). The writers (:func:`~thermocomp.programs.compensate.write_program`)
-edit one text; :func:`task_view` is the program seen as one text, its files joined by :data:`SEPARATOR` and every
-span moved by the offset of its file, and :func:`split` cuts a written text back into the files. Only the
-targets' texts change, so every other byte of every file is kept; a module whose bytes are unchanged is not
-written (``None``).
+"""A RAPID task's files written together: :func:`task_view` is the program as one text (its files joined by
+:data:`SEPARATOR`, every span moved by its file's offset), which the writers edit, and :func:`split` cuts the
+written text back into the files (``None`` for a module unchanged).
 """
 
 from __future__ import annotations
