@@ -341,11 +341,24 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
         raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
                          "--program-output filtered", path=prog.path)
     task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
-    tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
+    tabled = passes.groups(task)
     cols = task.columns
     run = cols.run
     m = len(run.text)
-    ok, joint_text, jw, pw, versions = new_texts(chain, task, poses, q, status, output, tcp, tabled)
+    # the points that change in any version (past KEEP_POSITION, KEEP_ANGLE; a Cartesian point written as joints
+    # always; a per-pass text whole or not at all), written as joints (jw) or as poses (pw), and their texts
+    ok = status == Status.CONVERGED
+    joint_text = ok & (poses.is_joint | (output == "joints"))
+    jt, pt = np.flatnonzero(joint_text & poses.is_joint), np.flatnonzero(ok & ~joint_text)
+    changed = joint_text & ~poses.is_joint
+    for q_k, R_k, p_k in zip(q, *tcp):
+        changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
+        miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
+        changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    for idx in tabled.values():
+        changed[idx] = bool(changed[idx].any() and ok[idx].all())
+    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
+    versions = [_texts(chain, task, q_k, tcp_k, jw, pw) for q_k, tcp_k in zip(q, zip(*tcp))]
     written = np.concatenate([jw, pw])
     new, _, conf = versions[0]
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
@@ -353,8 +366,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     conf_changed = (pw[differs], conf[differs])
     if minutes is None and (cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                                       for col in (run.text, run.argument)))):
-        # each point its own text and its own argument (a CAM program: every target inline; or each declared target
-        # run once): each writes its text, and none can run another's
+        # each point its own text and its own argument: each writes its text
         spans = run.text[written]
         edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
     else:
@@ -383,34 +395,12 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
         point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
         edits = w.Edits.of(point_edits + tables + extra)
-        n_changed = len(written) if minutes is not None else len({(e.start, e.end) for e in point_edits})
+        n_changed = len({(e.start, e.end) for e in point_edits})
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
                    notes, modules)
-
-
-def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
-              tcp: tuple[FloatArray, FloatArray], tabled: dict[tuple[int, int], np.ndarray]
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
-    """The points converged and those written as joints ``(m,)``, the points that change in any version written
-    as joints ``jw`` and as poses ``pw``, and each version's :func:`_texts` of them (``q``, ``tcp``: as
-    :func:`write_program`'s; ``tabled``: the per-pass texts, each changed whole or not at all). A point changes by
-    more than :data:`~.writer.KEEP_POSITION`, :data:`~.writer.KEEP_ANGLE`; a Cartesian point written as joints always.
-    """
-    ok = status == Status.CONVERGED
-    joint_text = ok & (poses.is_joint | (output == "joints"))
-    jt, pt = np.flatnonzero(joint_text & poses.is_joint), np.flatnonzero(ok & ~joint_text)
-    changed = joint_text & ~poses.is_joint
-    for q_k, R_k, p_k in zip(q, *tcp):
-        changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
-        miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
-        changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
-    for idx in tabled.values():
-        changed[idx] = bool(changed[idx].any() and ok[idx].all())
-    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    return ok, joint_text, jw, pw, [_texts(chain, prog, q_k, tcp_k, jw, pw) for q_k, tcp_k in zip(q, zip(*tcp))]
 
 
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,

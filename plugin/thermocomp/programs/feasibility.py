@@ -122,8 +122,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     change_p = row_norms(p_tcp - poses.T_world_tcp[None, :, :3, 3]).max(axis=0)
     change_a = row_norms(turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp)).max(axis=0)
     change_q = row_max_abs(q_versions - q_nominal[None]).max(axis=0)
-    # a correction whose joint step is large for its size at the TCP: near a singularity (a wrist singularity
-    # swings joints 4 and 6 by degrees for a tenth of a millimetre)
+    # a correction whose joint step is large for its size at the TCP: near a singularity
     for point in np.flatnonzero(ok & (change_q > JOINT_STEP_MIN)
                                 & (change_q > JOINT_STEP_GAIN * np.hypot(change_p, change_a))).tolist():
         step = np.abs(q_versions[:, point] - q_nominal[None, point]).max(axis=0)
@@ -182,8 +181,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     frm = last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
     via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
     usable = ok[to] & ok[frm]
-    # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
-    # as in a program of linear moves; q_prev, written below, is always a copy)
+    # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points)
     end = rows_or_run(to)
     pa, pb = p_tcp[:, frm], p_tcp[:, end]
     Ra, Rb = R_tcp[:, frm], R_tcp[:, end]
@@ -205,8 +203,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     t = np.maximum(np.tile(motion_s[moves], k), 1e-9)  # (each motion's duration [s])
     v = (pb - pa).reshape(-1, 3) / t[:, None]
     w = rot.reshape(-1, 3) / t[:, None]
-    # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
-    # already loaded, where numpy's per-call cost is a few milliseconds a step (chosen by the job's size alone)
+    # the steps after the first are few rows each: a long program solves them in compiled code
     ik = job_options(IKOptions(), k * len(moves))
     for s in range(1, PATH_STEPS + 1):
         act = np.flatnonzero(steps >= s)  # the moves still on their way
@@ -215,7 +212,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
         flat = (np.arange(k)[:, None] * len(moves) + act[None]).reshape(-1)
         whole = act.size == len(moves)  # (the first step takes every move: views instead of copies)
         at = slice(None) if whole else flat
-        # the step's TCP pose: the move's end at its last step (most moves of a dense path have one), else on the way
+        # the step's TCP pose: the move's end at its last step, else on the way
         p_s, R_s = (pb, Rb) if whole else (pb[:, act], Rb[:, act])
         on_way = np.flatnonzero(s < steps[act])
         if on_way.size:
@@ -230,8 +227,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
             R_s[:, on_way] = matrix_from_rotvec(u * rot[:, way]) @ Ra[:, way]
         # the TCP's offset from the flange, world frame: R_s R_tool^T p_tool
         offset = np.einsum("kij,kj->ki", R_s.reshape(-1, 3, 3), tool_lever[at])
-        # a last step that starts within one step's travel of the written configuration arrives there: a wrist,
-        # elbow or shoulder flip moves joints by tens of degrees (docs/programs.md); the others are solved
+        # a last step that starts within one step's travel of the written configuration arrives there (docs/programs.md)
         last = np.repeat((s == steps[act])[None], k, axis=0).reshape(-1)
         arrives = last & (row_max_abs(q_end[at] - q_prev[at]) <= PATH_STEP_ANGLE)
         q_s = np.array(q_end[at])

@@ -43,8 +43,8 @@ _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 
 def single_columns(values: FloatArray) -> list[pa.StringArray]:
     """The shortest decimal text of each entry of ``values`` ``(r, k)`` that reads back as the same 32-bit float
-    (``.0`` dropped, zero and -0 written ``0``; pyarrow's digits, laid out as :data:`POSITIONAL` says), one array a
-    column.
+    (``.0`` dropped, zero and -0 written ``0``; pyarrow's digits within :data:`POSITIONAL`, numpy's text outside),
+    one array a column.
     """
     stored = stored_singles(values).astype(np.float32) + np.float32(0)  # (-0 + 0 is 0)
     magnitude = np.abs(stored.astype(float))
@@ -52,26 +52,10 @@ def single_columns(values: FloatArray) -> list[pa.StringArray]:
     columns = []
     for k in range(stored.shape[1]):
         text = pc.cast(pa.array(stored[:, k]), pa.string())
-        if odd[:, k].any():
-            mask = pa.array(odd[:, k])
-            own = [_exponent_form(t) for t in text.filter(mask).to_pylist()]
-            text = pc.replace_with_mask(text, mask, pa.array(own, pa.string()))
+        if odd[:, k].any():  # (with an exponent: numpy's text of the value)
+            text = pc.replace_with_mask(text, pa.array(odd[:, k]), pa.array([str(v) for v in stored[odd[:, k], k]]))
         columns.append(text)
     return columns
-
-
-def _exponent_form(text: str) -> str:
-    """``text`` (a finite, non-zero number as pyarrow writes it: ``0.000032``) with one digit before the point and an
-    exponent of two digits or more (``3.2e-05``)."""
-    sign = "-" if text.startswith("-") else ""
-    mantissa, _, exponent = text.lstrip("+-").partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    leading = len(digits) - len(digits.lstrip("0"))
-    digits = digits.strip("0")
-    power = (int(exponent) if exponent else 0) + len(whole) - leading - 1
-    point = "." + digits[1:] if len(digits) > 1 else ""
-    return f"{sign}{digits[0]}{point}e{'-' if power < 0 else '+'}{abs(power):02d}"
 
 
 def stored_singles(values: FloatArray) -> FloatArray:
