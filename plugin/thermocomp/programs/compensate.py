@@ -332,8 +332,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     output
         ``"filtered"`` or ``"joints"``.
     tcp
-        The nominal robot's TCP poses at ``q`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]
-        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
+        The nominal robot's TCP poses at ``q`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m].
     minutes
         A time-indexed program's grid [min], ``(K,)``, evenly spaced from 0; ``None``: a snapshot (``K`` = 1).
     """

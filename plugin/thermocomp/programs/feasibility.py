@@ -70,8 +70,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     q_nominal
         Nominal joints of each point [rad], ``(m, n)``.
     q_versions
-        Corrected joints [rad], ``(k, m, n)``: one version (a snapshot) or one per
-        minute of a time-indexed program.
+        Corrected joints [rad], ``(k, m, n)``: the snapshot, or each minute of a time-indexed program.
     timing
         When each motion runs.
     status
@@ -79,13 +78,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     linear_form
         True when linear and circular moves stay Cartesian (the filtered form).
     tcp
-        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)`` [m]
-        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
+        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)`` [m].
 
     Returns
     -------
-    rows : sequence of :class:`MotionRow`
-        (built when first read)
+    rows : sequence of :class:`MotionRow` (built when first read)
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """

@@ -54,14 +54,10 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         run, statement=moved(run.statement, at_motion), name=moved(run.name, at_motion),
         text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
         file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
-    extra = dict(prog.extra)
-    if extra.get("per_pass"):  # a per-pass text's key, moved as its points' texts are
-        keys = extra["per_pass"]  # (each in the program's own module: passes.settle refuses the others)
-        extra["per_pass"] = frozenset((a + b, e + b) for (a, e), b in zip(run.text[:, :2].tolist(), at_text.tolist())
-                                      if (a, e) in keys)
+    # (the per-pass texts' keys stay: each is in the program's own file, at offset 0; passes.settle refuses others)
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
                         unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
-                        extra=extra)
+                        extra=prog.extra)
     view.__dict__["columns"] = dataclasses.replace(prog.columns, run=view_run)  # (its cached columns: the moved ones)
     return view
 

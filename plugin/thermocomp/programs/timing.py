@@ -70,14 +70,11 @@ class Timing:
 
     Attributes
     ----------
-    step_duration_s
-        Duration [s] of each step of one cycle, ``(k,)``, rescaled.
-    point_arrival_s
-        When each point of one cycle is reached [s from the cycle's start], ``(m,)``.
-    estimated_cycle_s
-        The cycle time the estimate gives, before rescaling [s].
-    cycle_s
-        The cycle time used [s] (``cycle_time_s`` when given).
+    step_duration_s, point_arrival_s
+        Duration [s] of each step of one cycle ``(k,)`` (rescaled), and when each point is reached [s from the
+        cycle's start] ``(m,)``.
+    estimated_cycle_s, cycle_s
+        The cycle time the estimate gives, before rescaling, and the one used (``cycle_time_s`` if given) [s].
     cycles
         How many cycles run.
     """
@@ -131,10 +128,8 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
 
     Parameters
     ----------
-    chain
-        The robot (its joint speed limits, ``chain.velocity`` [rad/s]).
-    program
-        The program as read.
+    chain, program
+        The robot (its joint speed limits, ``chain.velocity`` [rad/s]) and the program as read.
     T_world_tcp
         TCP pose of every point of ``program.points``, world frame [m], ``(m, 4, 4)``.
     q
