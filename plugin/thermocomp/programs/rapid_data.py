@@ -252,8 +252,7 @@ class _Declarations:
             (self.notes if into is None else into).append(note)
 
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
-        """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) where it lies in another file of
-        the task than the one read now (an assignment in another module than the motion that reads the datum)."""
+        """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) in another file of the task."""
         line, col = _location(node)
         if self._node_files is None:
             self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
@@ -264,8 +263,7 @@ class _Declarations:
 
     # ----- types and declarations
     def fields_of(self, dtype: str) -> tuple[tuple[str, str], ...] | None:
-        """The components (name, type) of record type ``dtype`` (RAPID's, or a ``RECORD`` of the task); None for an
-        atomic type or one the task does not declare."""
+        """The components (name, type) of record type ``dtype`` (RAPID's or the task's); None for any other."""
         return RECORDS.get(dtype) or self.records.get(dtype)
 
     def base_type(self, name: str) -> str:
@@ -287,8 +285,7 @@ class _Declarations:
         self.records[names[0]] = tuple((name, self.base_type(ftype)) for ftype, name in fields)
 
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
-        """A data declaration into ``scope`` (:attr:`module_data` or a routine's): its type, its value where it can
-        be evaluated (a ``VAR`` without one starts at :meth:`default_value`), its text."""
+        """A data declaration into ``scope`` (:attr:`module_data` or a routine's): its type, value (known) and text."""
         at = next(i for i, c in enumerate(decl.children) if isinstance(c, Tree))  # (the storage, after LOCAL, TASK)
         storage, (type_token, name_token, *rest) = str(decl.children[at].children[0]).lower(), decl.children[at + 1:]
         dims = rest.pop(0) if rest and isinstance(rest[0], Tree) and rest[0].data == "dims" else None
@@ -562,8 +559,7 @@ class _Declarations:
         return value
 
     def check_integer(self, value: float, what: str, where: Tree | Token) -> int:
-        """``value`` as an int: a whole number within :data:`INT_MAX` (RAPID's integers are ``num``); else an
-        :class:`InputError` naming ``what``."""
+        """``value`` as an int: a whole number within :data:`INT_MAX`; else an :class:`InputError` naming ``what``."""
         if not (value == value and abs(value) <= INT_MAX and value == int(value)):
             raise self.error(f"{what}: expected a whole number within +-{INT_MAX:,} (an integer a RAPID num holds "
                              f"exactly), got {value:g}", where)
@@ -582,8 +578,7 @@ class _Declarations:
         return positional, optional
 
     def call_function(self, node: Tree, local) -> tuple[object, str]:
-        """A function's value: one of RAPID's evaluated here (:data:`EVALUATED`) or a FUNC of the task
-        (:meth:`evaluate_func`); :class:`_Unsupported` for any other, or arguments known only while running."""
+        """A function's value (:data:`EVALUATED`, or a FUNC of the task); :class:`_Unsupported` where not known."""
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
@@ -629,8 +624,7 @@ class _Declarations:
         return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
-        """The value of a call of the task's own ``FUNC`` whose body holds only declarations, assignments to its own
-        data and ``RETURN``."""
+        """A call of the task's own ``FUNC`` whose body holds only declarations, own assignments and ``RETURN``."""
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
         marks = dict(self.marks)
@@ -708,8 +702,7 @@ class _Declarations:
         return value
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
-        """The list holding the part of ``value`` (of type ``dtype``, datum ``name``) that ``step`` names (a
-        ``component`` or ``index`` tree), the part's place in it and its type."""
+        """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
         if step.data == "component":
             fields = self.fields_of(dtype) or ()
             names = [f for f, _ in fields]
@@ -770,16 +763,14 @@ class _Declarations:
         return [t for t in map(self.changed_root, written) if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """The data ``statement`` changes (:meth:`changed_tokens`), and those the functions called in its
-        expressions write, are changed at run time from now on."""
+        """The data ``statement`` and the functions it calls change are changed at run time from now on."""
         calls = statement.find_data("func_call") if statement.data in ("assign", "call") else ()
         for node in (statement, *calls):
             for token in self.changed_tokens(node):
                 self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
-        is the caller's datum a parameter of that name is bound to (passed by reference)."""
+        """The datum ``token`` (and the caller's a parameter of that name is bound to) is changed from ``statement``."""
         if token is None:
             return
         key = str(token).lower()

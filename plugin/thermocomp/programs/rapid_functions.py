@@ -27,9 +27,8 @@ def _numbers(value: object, size: int, what: str) -> np.ndarray:
 
 
 def _arg(kind: str, value: object, what: str) -> object:
-    """An argument of ``kind`` (:data:`_FUNCTIONS`) as the function takes it: a ``whole`` an int, a ``pos`` an array
-    (mm), an ``orient`` its rotation matrix, a ``pose`` both, a ``robtarget`` as it is (its position and orientation
-    checked); a :class:`FunctionError` naming ``what`` where it is not of that kind."""
+    """An argument of ``kind`` as the function takes it (a ``whole`` an int, a ``pos`` an array [mm], an ``orient`` a
+    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind."""
     if kind in ("num", "whole"):
         if isinstance(value, bool) or not isinstance(value, float):
             raise FunctionError(f"{what}: expected a num")
@@ -125,8 +124,7 @@ def _str_find(text: str, position: int, chars: str, **notinset: None) -> float:
 
 
 def _str_map(text: str, source: str, target: str) -> str:
-    """``StrMap(Str, FromMap, ToMap)``: each character found in ``FromMap`` replaced by the one at its place in
-    ``ToMap``."""
+    """``StrMap(Str, FromMap, ToMap)``: each character of ``FromMap`` replaced by the one at its place in ``ToMap``."""
     if len(source) != len(target):
         raise FunctionError(f"FromMap has {len(source)} characters, ToMap {len(target)}")
     return text.translate({ord(a): b for a, b in reversed(list(zip(source, target)))})  # (the first one counts)
