@@ -45,7 +45,7 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
 #: ... but for those that stop, store or end a path or a cycle and move no axis themselves (in a task with no other
 #: instruction that moves, such as a socket task whose TRAP holds ExitCycle, they change no point).
-_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath", "stopmovereset"))
+_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath"))
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows: a call of any other name that no module of the task declares is a routine
@@ -96,7 +96,7 @@ class Summary(Visitor):
     calls : set[str]
         The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
     passed : set[str]
-        The data named in the arguments of what it calls but passive instructions.
+        The data passed whole (or a part of one) to what it calls but passive instructions.
     """
 
     def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
@@ -198,8 +198,8 @@ class Summary(Visitor):
         routine = flow.procs.get(key)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         args = sub.children[1] if len(sub.children) > 1 else None
-        if args is not None and key not in _PASSIVE:
-            self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
+        if args is not None and key not in _PASSIVE:  # (a datum passed whole, or a part of one; not one an
+            self.passed.update(str(t).lower() for t in flow.written_arguments(sub, (-1,), None))  # expression reads)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))

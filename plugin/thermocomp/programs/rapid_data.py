@@ -91,7 +91,7 @@ BASE_ROUTINES: dict[str, str] = {
                "FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar SenDevice STTune "
                "STTuneReset SafetyControllerSyncRequest SystemStopAction TPWrite TPErase ErrWrite ErrLog SetDO SetAO "
                "SetGO Set Reset PulseDO InvertDO AccSet SingArea GripLoad Stop Break ClkStart ClkStop ClkReset PathResol "
-               "SoftAct SoftDeact StopMove StartMove PDispOff EOffsOff CorrClear CorrDiscon IDelete ISleep IWatch "
+               "SoftAct SoftDeact StopMove StartMove StopMoveReset PDispOff EOffsOff CorrClear CorrDiscon IDelete ISleep IWatch "
                "IDisable IEnable Load MechUnitLoad TriggIO TriggEquip TriggInt TriggSpeed SetDataSearch WaitLoad UnLoad "
                "Comment MotionSup WaitRob SpeedRefresh PathAccLim WorldAccLim SocketBind SocketClose SocketConnect "
                "SocketListen SocketSend SocketSendTo Close Write WriteAnyBin WriteBin WriteStrBin WriteRawBytes Rewind "
@@ -108,7 +108,7 @@ BASE_ROUTINES: dict[str, str] = {
     "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff SyncMoveResume "
               "SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset SearchExtJ MoveExtJ "
               "ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff IndAMove IndCMove "
-              "IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset SetSysData "
+              "IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle SetSysData "
               "TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC WaitWObj DropWObj ArcRepL "
               "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL "
               "FCPressC FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset",
@@ -482,12 +482,14 @@ class _Declarations:
         return value, "num"
 
     def _unary(self, node: Tree, local) -> tuple[object, str]:
-        """``-a``, ``+a`` (of a number) and ``NOT a`` (of a bool)."""
+        """``-a``, ``+a`` (of a number or a pos) and ``NOT a`` (of a bool)."""
         value = self.evaluate(node.children[-1], local)
         if node.data == "not_":
             if not isinstance(value, bool):
                 raise _Unsupported("NOT of a value that is not a bool", node)
             return not value, "bool"
+        if isinstance(value, list) and len(value) == 3 and all(map(_number, value)):  # (-pos, +pos)
+            return [(-v if str(node.children[0]) == "-" else v) for v in value], "pos"  # type: ignore[operator]
         if not isinstance(value, float):
             raise _Unsupported("a sign before a value that is not a number", node)
         return (-value if str(node.children[0]) == "-" else value), "num"
@@ -525,9 +527,13 @@ class _Declarations:
             if len(a) + len(b) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
                 raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
             return a + b, "string"
+        if op in ("add", "sub", "mul") and isinstance(a, list):  # (pos + pos, pos * num, orient * orient, ...)
+            return _vector_operation(op, a, self.evaluate(right, local), node)
         if kind in ("num", "order"):  # (the left operand checked before the right one is read)
             a = self._as_number(a, left)
         b = self.evaluate(right, local)
+        if op == "mul" and isinstance(b, list):  # (num * pos)
+            return _vector_operation(op, a, b, node)
         if kind == "bool" and not (isinstance(a, bool) and isinstance(b, bool)):
             raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
         if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
@@ -841,6 +847,27 @@ def compared(function: Callable[[float, float], bool], a: float, b: float, node:
         raise _Unsupported("a comparison of decimal numbers whose outcome depends on their rounding (the controller "
                            "holds a num in 32 bits): known only while running", node)
     return got
+
+
+def _vector_operation(op: str, a: object, b: object, node: Tree) -> tuple[list[float], str]:
+    """``a op b`` of RAPID's ``pos`` and ``orient`` as the RAPID kernel's arithmetic operators define them: ``pos + pos``,
+    ``pos - pos`` (vector sum, difference), ``num * pos``, ``pos * num`` (scaled), ``pos * pos`` (vector product, mm)
+    and ``orient * orient`` (the rotations linked: the quaternion product); any other operands are not computed."""
+    shapes = tuple(len(v) if isinstance(v, list) and all(map(_number, v)) else 0 if _number(v) else -1 for v in (a, b))
+    x, y = (np.array(v, dtype=float) if isinstance(v, list) else float(v) for v in (a, b))  # type: ignore[arg-type]
+    if op == "mul" and shapes in ((3, 0), (0, 3)):
+        value, dtype = x * y, "pos"
+    elif shapes == (3, 3):
+        value, dtype = x + y if op == "add" else x - y if op == "sub" else np.cross(x, y), "pos"
+    elif op == "mul" and shapes == (4, 4):
+        value, dtype = np.array([x[0] * y[0] - x[1:] @ y[1:], *(x[0] * y[1:] + y[0] * x[1:] + np.cross(x[1:], y[1:]))]), \
+            "orient"
+    else:
+        raise _Unsupported(f"'{dict(add='+', sub='-', mul='*')[op]}' of values other than numbers, a pos and a pos or "
+                           "a num, or two orients", node)
+    if not np.all(np.abs(value) <= NUM_MAX):
+        raise _Unsupported(f"a {dtype} out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
+    return value.tolist(), dtype
 
 
 #: RAPID's binary operators by the node rapid.lark names after them: the kind of operands they take (``num``,

@@ -265,7 +265,8 @@ class _Flow(_Calls):
         total = sum(self.cost(proc)[0] for proc in entry)
         if total > limit:  # (so there is an entry)
             raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
-                             "routines that move nothing, through its FOR loops and routine calls): more than "
+                             "routines that move nothing, through its FOR loops and routine calls, every branch of an "
+                             "IF or TEST counted: counted before any condition is decided): more than "
                              f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:

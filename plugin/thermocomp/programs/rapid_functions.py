@@ -162,6 +162,16 @@ def _val_to_str(value: object) -> str:
     return written
 
 
+def _dnum_to_num(value: float, **integer: None) -> float:
+    """``DnumToNum(Value [\\Integer])``: a dnum as a num; with ``\\Integer`` a whole number a num holds exactly
+    (+-8,388,608), else the controller stops on an argument error."""
+    if integer and not (value == round(value) and abs(value) <= 8_388_608):
+        raise FunctionError(f"\\Integer: {value:g} is not a whole number within +-8388608")
+    if abs(value) > float(np.finfo(np.float32).max):
+        raise FunctionError(f"{value:g} is beyond what a num holds")
+    return value
+
+
 #: Each function by lower-case name: the kinds of its arguments, the optional arguments it takes, the RAPID type of
 #: its value and the function of its arguments read (optional ones by keyword, None for a switch).
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
@@ -203,6 +213,8 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = 
     "strorder": (("string", "string", "string"), (), "bool", _str_order),
     "numtostr": (("num", "whole"), ("exp",), "string", _num_to_str),
     "valtostr": (("any",), (), "string", _val_to_str),
+    "numtodnum": (("num",), (), "dnum", lambda value: value),
+    "dnumtonum": (("num",), ("integer",), "num", _dnum_to_num),
 }
 
 #: The functions evaluated here, by lower-case name.
