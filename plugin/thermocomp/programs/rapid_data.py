@@ -776,7 +776,8 @@ class _Declarations:
                 self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum ``token`` (and the caller's a parameter of that name is bound to) is changed from ``statement``."""
+        """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
+        is the caller's datum a parameter of that name is bound to (passed by reference)."""
         if token is None:
             return
         key = str(token).lower()
