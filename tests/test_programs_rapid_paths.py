@@ -45,7 +45,8 @@ def test_the_joins_of_a_test_of_many_cases_in_a_for_count_against_the_statement_
 
 def test_what_a_loop_of_run_time_count_changes_is_refused_in_the_order_the_loop_names_it():
     """A cycle reads eight data, then a WHILE on an input assigns them (in the order z, y, ..., s): each read is
-    refused, the messages in the order the loop names the data (not a set's, which follows the hash seed)."""
+    refused, the messages in the order the loop names the data (not a set's, which follows the hash seed), each
+    naming the line inside the loop that assigns its datum (not the WHILE's)."""
     names = ["z", "y", "x", "w", "v", "u", "t", "s"]
     text = ("MODULE M\n"
             f"  CONST robtarget p10 := {_ROBTARGET.format(x=500, y=0, z=400)};\n"
@@ -55,7 +56,7 @@ def test_what_a_loop_of_run_time_count_changes_is_refused_in_the_order_the_loop_
             + "    ENDWHILE\n  ENDPROC\nENDMODULE\n")
     prog = rapid_program_from_text(text, "order.mod")
     assert [f.message.split()[0] for f in prog.unsupported] == names
-    assert all(f.line == 12 and "before line 13" in f.message for f in prog.unsupported)
+    assert all(f.line == 12 and f"before line {14 + k} " in f.message for k, f in enumerate(prog.unsupported))
 
 
 def _module(declare: str, body: str) -> str:

@@ -133,8 +133,11 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
         what = "is empty (0 bytes)" if not data else "holds only " + " and ".join(
             (["a byte-order mark"] if body != data else []) + (["white space"] if body else []))
         raise InputError(f"the {kind} {what}: expected a program's text", path=str(path), row=1, column=1)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-        raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded (a byte-order mark): save it as ASCII or UTF-8",
+    head = data[:256 - len(data[:256]) % 2]  # (ASCII text in UTF-16 or UTF-32 without a mark: a 0 every other byte)
+    unmarked = len(head) >= 4 and not (any(head[0::2]) and any(head[1::2]))
+    if unmarked or data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        how = "every other byte is 0" if unmarked else "a byte-order mark"
+        raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded ({how}): save it as ASCII or UTF-8",
                          path=str(path), row=1, column=1)
     if len(data) > MAX_LINE_BYTES:
         import numpy as np

@@ -280,6 +280,7 @@ class Job:
         self._by_destination: dict[Path, _Role] | None = None  # resolved destination -> output (made when needed)
         self._by_path: dict[Path, _Role] | None = None  # declared path -> output but the log (made when needed)
         self._staged: dict[Path, Path] = {}  # destination (resolved) -> temporary
+        self._labels: dict[Path, str] = {}  # destination (resolved) -> its output's label, as it is staged
         self._log: _Role | None = None
         self._log_lines: list[str] = []
         self._checked = False
@@ -516,6 +517,7 @@ class Job:
             with held():  # (created and recorded for its removal as one step: an interrupt comes after both)
                 # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
                 self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
+            self._labels[key] = role.label
         return self._staged[key]
 
     @contextlib.contextmanager
@@ -605,7 +607,7 @@ class Job:
                         keep[dest] = None
             self._discard(keep)
             if isinstance(exc, OSError):
-                label = next((r.label for r in self._outputs if destination(r.path) == current), str(current))
+                label = self._labels.get(current, str(current))  # type: ignore[arg-type]
                 raise InputError(f"cannot write: {exc.strerror or exc}; no output was written "
                                  "(the earlier files are as they were)", path=label) from exc
             raise
@@ -640,7 +642,7 @@ class Job:
         """
         self._staged.update(staged)  # first: removed with this job's if a destination is not its own
         for dest in staged:
-            self._role_of_resolved(dest)
+            self._labels[dest] = self._role_of_resolved(dest).label
 
     def _role_of_resolved(self, dest: Path) -> _Role:
         if self._by_destination is None:

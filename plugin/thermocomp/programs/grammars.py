@@ -178,6 +178,7 @@ NAME_BYTES[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY
 DELIMITERS = "[](),;\\\n!#"
 CODES = np.zeros(256, dtype=np.int8)
 CODES[[ord(c) for c in DELIMITERS]] = np.arange(1, len(DELIMITERS) + 1)
+CODES[ord("$")] = CODES[ord("#")]  # (URScript's step line between a run's motions, $ 3 "MoveJ": read as a comment)
 _OPEN, _CLOSE, _POPEN, _PCLOSE, _COMMA, _END, _BACKSLASH, _NEWLINE = (CODES[ord(c)] for c in "[](),;\\\n")
 #: Whitespace within a statement, and between statements (besides comments).
 SPACE, GAP = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
@@ -230,10 +231,10 @@ class RunStatements:
         newlines, active = at[code == _NEWLINE], np.arange(len(ends))
         while active.size:
             byte = b[start[active]]
-            bang = active[byte == ord(comment)]
+            bang = active[CODES[byte] == CODES[ord(comment)]]
             start[bang] = newlines[np.searchsorted(newlines, start[bang])]
             start[active[GAP[byte]]] += 1
-            active = active[GAP[byte] | (byte == ord(comment))]
+            active = active[GAP[byte] | (CODES[byte] == CODES[ord(comment)])]
         self.start, self.end = start, ends + 1
         self.instruction_end = skipped(b, NAME_BYTES, start)
         # the arguments: from the instruction's end (or the call's parenthesis) or a separator, to the next
@@ -303,6 +304,10 @@ _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _PLACEHOLDER = {"RAPID": re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*?%\}|\{\w*:[^{}\n]*\}|\{\}|%\(\w+\)[sdfr]"),
                 "URScript": re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*?%\}|\{\w*(?::[^{}\n]*)?\}|%\(\w+\)[sdfr]")}
 
+
+#: The signs a syntax error names where the grammar takes only that one next (a ``def`` or ``if`` line without its
+#: ``:``, a call without its ``)``).
+_SIGNS = {"COLON": ":", "RPAR": ")", "RSQB": "]", "RBRACE": "}", "SEMICOLON": ";", "COMMA": ","}
 
 #: Brackets a parser's stack may hold open at the end of a file, and the tokens that close them.
 _BRACKETS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
@@ -384,6 +389,11 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
             unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "
                         "any: a routine or declaration copied without its module")
+        expected = set(getattr(exc, "expected", ()))  # (one sign the only one that may stand there: named)
+        if not unclosed and len(expected) == 1 and next(iter(expected)) in _SIGNS:
+            sign = _SIGNS[next(iter(expected))]
+            unclosed = f": '{sign}' is expected here" + (" (a def, thread, if, elif, else, while or for line ends "
+                                                          "with ':')" if language == "URScript" and sign == ":" else "")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
 

@@ -243,7 +243,14 @@ class _Declarations:
         return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
-        self.note_once(Finding(message, *_location(where), self.file), self.unsupported)
+        note = Finding(message, *_location(where), self.file)
+        datum, changed, _ = message.partition(" is changed at run time")
+        if changed:  # (one refusal a place and datum: a loop's first pass under a construct names the construct,
+            key = dataclasses.replace(note, message=datum)  # a later pass the assignment inside it; the first)
+            if key in self._seen:
+                return
+            self._seen.add(key)
+        self.note_once(note, self.unsupported)
 
     def note_once(self, note: Finding, into: list[Finding] | None = None) -> None:
         """``note`` added to the notes (or ``into``) unless given already (a construct met in every pass or call)."""
@@ -777,13 +784,15 @@ class _Declarations:
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
-        is the caller's datum a parameter of that name is bound to (passed by reference)."""
+        is the caller's datum a parameter of that name is bound to (passed by reference). A mark of an enclosing
+        construct not resolved (what it may assign, marked at its start) gives way to the statement inside it that
+        changes the datum: a refusal names that statement's line, not the IF's or the WHILE's."""
         if token is None:
             return
         key = str(token).lower()
         for name in (key, local[key].name.lower()) if key in local else (key,):
             mark = self.marks.get(name, _NO_MARK)
-            if mark.changed is None:
+            if mark.changed is None or any(mark.changed is construct for construct in self._unresolved):
                 self.marks[name] = dataclasses.replace(mark, changed=statement)
 
     def changed_at(self, key: str) -> Tree | Token | None:

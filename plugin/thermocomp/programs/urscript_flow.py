@@ -294,15 +294,17 @@ class Flow(calls.Texts):
         return self._once(("motions", id(node)), lambda: [
             call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS])
 
-    def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
-        """Everything a construct not followed (its :meth:`facts`) and the functions it calls may assign, or the tool
-        it may set, is known only while running from here (the tool's ``why``: ``set_tcp at line 7 may have run``)."""
+    def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run", st: Tree | None = None) -> None:
+        """Everything a construct not followed (its :meth:`facts`; ``st``, its statement, named by its line) and the
+        functions it calls may assign, or the tool it may set, is known only while running from here (the tool's
+        ``why``: ``set_tcp at line 7 may have run``)."""
         for sub in facts.changes:
             if sub.data == "assign":
                 self.forget(sub, local)
             elif self.tool is not None:
                 self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} {why}"
-        self.forget_globals(facts.assigns, " (a function called in a construct not followed may change it)",
+        where = "" if st is None else f" at line {line_col(st)[0]}"
+        self.forget_globals(facts.assigns, f" (a function called in a construct not followed{where} may change it)",
                             keep_unknown=True)
 
     def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
@@ -333,7 +335,7 @@ class Flow(calls.Texts):
                 for call in self.motion_calls(st):
                     self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
                                            *line_col(call)))
-                self.forget_assigned(self.facts(None, [st]), local, "not followed")
+                self.forget_assigned(self.facts(None, [st]), local, "not followed", st)
                 continue
             if left is not None:
                 return left
@@ -460,7 +462,7 @@ class Flow(calls.Texts):
             self.merge(outs, local, where, tool_where=f"a branch of {where}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
-            self.forget_assigned(facts, local)
+            self.forget_assigned(facts, local, st=st)
         self.note_unresolved(st, "if", first)
         return None
 
@@ -477,7 +479,7 @@ class Flow(calls.Texts):
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
         over with a note; what it may assign is known only while running after it, and a ``return`` in it joins the
         function's end, its value not known."""
-        self.forget_assigned(facts, local)
+        self.forget_assigned(facts, local, st=st)
         if facts.returns:
             self.frames[-1].exits.append((self.snapshot(local), None))
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
@@ -548,7 +550,7 @@ class Flow(calls.Texts):
             head = joined
         else:
             self.restore(head, local)
-            self.forget_assigned(self.facts((id(st), len(body)), body), local)
+            self.forget_assigned(self.facts((id(st), len(body)), body), local, st=st)
             head = self.snapshot(local)
         self.restore(head, local)
         ends, breaks, left = self._pass(body, local, depth)

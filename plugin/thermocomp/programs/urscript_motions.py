@@ -49,7 +49,10 @@ _NAME = (r"(?!(?:and|break|continue|def|elif|else|end|global|halt|if|join|kill|l
 _LITERAL = rf"\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\]"
 _MOVE = (rf"(?:movel|movej|movep)\((?:p?+{_LITERAL}|pose_trans\({_US}{_NAME}{_US},{_US}p{_LITERAL}{_US}\))"
          rf"(?:{_US},{_US}(?:[avtr]{_US}={_US})?+(?:{_NUM}|{_NAME}))*+{_US}\)")
-_GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
+#: A PolyScope step line (``$ 3 "MoveJ"``, the grammar's ``step``: it does nothing) between two motions is part of
+#: the gap: a motion a step costs the run of one otherwise (each run splits once: 0.5 ms).
+_STEP = r"""\$[ \t\f\r]*+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+(?:[ \t\f\r]*+(?:"[^"\n]*+"|'[^'\n]*+'))++"""
+_GAP = rf"(?:[ \t\f\r]*+(?:{_STEP}[ \t\f\r]*+)?+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
 #: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between. A statement
 #: is ``movel``, ``movej`` or ``movep`` of a literal pose or joint list, or of ``pose_trans(frame, p[...])``, then
 #: numbers or names, positional or as ``a=``, ``v=``, ``t=``, ``r=``.
