@@ -321,10 +321,13 @@ def test_blank_and_comment_lines_do_not_raise_the_statement_bound(case, capsys, 
                                        "movel(p[.4, .1, .3, 0, 3.14, 0],  a=1.2,  v=0.25, r=0.001)",
                                        "movej(pose_trans(ref, p[.4, .1, .3, 0, 3.14, 0]), a=1.4, v=1.05)"])
 def test_a_plain_motion_with_keywords_only_is_not_suspected_of_a_parameter_given_twice(statement):
-    """The prefilter that sends a run's statements to be read argument by argument must not match the common form
-    (keywords only after the point): it matched every such statement, and a 100,000-motion script was scanned
-    character by character (1.8 s instead of 0.4 s to read)."""
-    from thermocomp.programs.urscript_scope import _RUN_BOTH
+    """A run's statements are checked for a parameter given twice as the controller checks them: the common form
+    (keywords only after the point) reads, the same with ``a`` given by position too is refused, naming it."""
+    from thermocomp.errors import InputError
+    from thermocomp.programs.urscript import urscript_program_from_text
 
-    assert _RUN_BOTH.search(statement) is None
-    assert _RUN_BOTH.search(statement.replace("a=", "0.5, a=", 1)) is not None  # (a given by position too)
+    head = "def f():\n  ref = p[0, 0, 0, 0, 0, 0]\n"
+    program = urscript_program_from_text(f"{head}  {statement}\n  {statement}\nend\n", "f.script")
+    assert len(program.motions) == 2
+    with pytest.raises(InputError, match="parameter a given twice: by position and as a="):
+        urscript_program_from_text(f"{head}  {statement}\n  {statement.replace('a=', '0.5, a=', 1)}\nend\n")

@@ -180,21 +180,6 @@ def test_urscript_poses_written_at_call_sites_keyword_nested_looped_and_through_
     _close(_ur_reached(table, out, q[[0, 1, 1, 2, 3, 4, 5]]), want)
 
 
-def test_urscript_a_call_site_pose_read_as_itself_and_through_pose_trans_is_refused_naming_it(tmp_path, rng):
-    T, _ = _ur(rng, 1)
-    src = ("def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n"
-           "  def pick(pose):\n    movel(pose_trans(pose, p[0, 0, -0.05, 0, 0, 0]), a=1.2, v=0.25)\n"
-           "    movel(pose, a=0.5, v=0.05)\n  end\n"
-           f"  pick({ur_pose_text(T[0])})\nend\n")
-    path, out = tmp_path / "p.script", tmp_path / "p_out.script"
-    path.write_text(src)
-    with pytest.raises(InputError) as err:
-        run_program("ur5", small_table(rng), path, out, options=WARM)
-    assert "line 7, column 8 (an argument of a call)" in str(err.value)
-    assert "movel at line 4 through pose_trans and by movel at line 5 as its target" in str(err.value)
-    assert not out.exists()
-
-
 def test_urscript_time_indexed_call_site_pose_reads_its_table_at_the_call_site(tmp_path, rng):
     T, _ = _ur(rng, 2)
     src = ("def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n  def go(t):\n    movel(t, a=1.2, v=0.25)\n  end\n"

@@ -1,11 +1,10 @@
 """Routines called with arguments, for both program readers: where their targets can be written.
 
-A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``) runs once per call, each call with its
-own arguments, but its text exists once. The readers bind each parameter to its argument and record which motions
-each call ran; this module decides over the whole program what the writer may change (:class:`Texts`, mixed into
-both walkers): a declaration passed on to parameters, a target written at the call site and read through functions
-such as ``Offs`` (:data:`THROUGH`, :func:`read_at_call_site`, :func:`text_poses`), and a text inside a routine that
-two calls need written differently (its motions stay as written, the later call reported).
+A routine runs once per call, each with its own arguments, but its text exists once. The readers record which
+motions each call ran; :class:`Texts` (mixed into both walkers) decides what the writer may change: a declaration
+passed on to parameters, a target written at the call site and read through functions such as ``Offs``
+(:data:`THROUGH`, :func:`read_at_call_site`, :func:`text_poses`), and a text inside a routine that two calls need
+written differently (its motions stay as written, the later call reported).
 """
 
 from __future__ import annotations
@@ -19,21 +18,19 @@ from thermocomp.geometry.rotations import invert_transform, transform
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
 
 #: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
-#: plus :data:`STATEMENTS_PER_LINE` a line of code of its files (some 10-25 µs a statement: linear in its length);
-#: past it the program is refused. A loop that moves nothing is unrolled while it runs at most
-#: :data:`MAX_QUIET_WORK` statements; a longer one is followed once, as a loop of count known only while running.
+#: plus :data:`STATEMENTS_PER_LINE` a line of code; past it the program is refused. A loop that moves nothing is
+#: unrolled while it runs at most :data:`MAX_QUIET_WORK` statements, else followed once.
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 MAX_QUIET_WORK = 20_000
 
-#: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
-#: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
+#: A call: its routine's name and where it is written (RAPID: then the index of its file in the task).
 Call = tuple[str, Span] | tuple[str, Span, int]
 
 
 def differing_texts(steps: list[MotionRun | Wait]) -> dict[tuple[int, int], tuple[MotionRun, int]]:
     """Each text (``(start, end)``) of ``steps`` that a later run needs with another target than its first: the
-    run and point where it first does, in the order they run."""
+    run and point where it first does."""
     found: dict[tuple[int, int], tuple[MotionRun, int]] = {}
     for key, where in _differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
                                  for i, (key, value) in enumerate(run.targets())):
@@ -73,18 +70,17 @@ class Texts:
     """Each point's final text, the end of both readers' walks (mixed into their walkers, which hold ``steps``,
     ``direct_refs``, ``_passed``, ``_reads``, ``_in_call``, ``per_pass``, ``unsupported`` and ``notes``).
 
-    A routine's text exists once however many calls run it: ``_in_call`` maps the id of each step run by a call with
-    arguments to that call; ``_passed``, a call argument naming data or a target written at the call site (its
-    task-wide offset) to the called routine's span and the parameter's key; ``_reads``, ``(text, argument)`` of a
-    call site's target read through a function to ``(A, B, how)`` (:func:`read_at_call_site`)."""
+    ``_in_call`` maps the id of each step run by a call with arguments to that call; ``_passed``, a call argument
+    naming data or a target written at the call site (its task-wide offset) to the called routine's span and the
+    parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
+    ``(A, B, how)`` (:func:`read_at_call_site`)."""
 
     def finished(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str]
                  ) -> tuple[list[MotionRun | Wait], dict]:
         """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
         the call sites' targets (:meth:`_call_sites`). ``uses()``: the task-wide offsets of every use of each name
-        (``fold`` of it) in the program's files but inside the texts written as tables (:func:`.passes.drop_tabled`).
-        A finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``; a
-        per-pass text is a table, one entry a run: never a clash."""
+        (``fold`` of it) outside the texts written as tables. A finding per clashing call goes to ``unsupported``, a
+        note per motion left as written to ``notes``."""
         unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
         while True:
             steps = self._decided(uses, fold, unfollowed)
@@ -121,10 +117,9 @@ class Texts:
     def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
                  ) -> list[MotionRun | Wait]:
         """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed: a
-        declaration is rewritten only if every use of its name is a followed motion's point (an ``Offs(p10, ...)``
-        elsewhere, or a motion left as written, must keep reading the old value); a call site's target or a datum
-        passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is not read
-        through a function differently from pass to pass (:func:`read_at_call_site`)."""
+        declaration is rewritten only if every use of its name is a followed motion's point; a call site's target or
+        a datum passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is read
+        through a function alike on every pass (:func:`read_at_call_site`)."""
         runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
         if not runs:  # (every target inline: a CAM program)
             return list(self.steps)
@@ -150,9 +145,8 @@ class Texts:
         return [done.get(id(step), step) for step in self.steps]
 
     def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
-        """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
-        ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
-        program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added."""
+        """``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` of the points whose
+        text is a target written at a call site (:func:`read_through`), or ``{}``; a note naming their lines added."""
         if not self._passed:
             return {}
         how: dict[int, str] = {}
@@ -181,9 +175,8 @@ class Texts:
 
 
 def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:
-    """The note on a construct ``word`` whose course is not resolved before running (``why``, by default its outcome
-    or count known only while running), at ``where`` (line, column, file), naming the lines of the motions under it
-    that are compensated and how many runs of its motions are ``kept`` as written."""
+    """The note on a construct ``word`` whose course is not resolved before running (``why``), at ``where`` (line,
+    column, file), naming the ``lines`` of its motions compensated and how many runs are ``kept`` as written."""
     listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
     held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
@@ -205,12 +198,10 @@ def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]])
     return out
 
 
-#: The functions of a target (their argument at :data:`THROUGH` ``[name]``'s place) through which a motion may
-#: read a target written at the call site, and how the result is the argument's pose ``T`` [frame]: ``"add"``, its
-#: position moved and its orientation turned in its own frame (``T_out = Trans(dt) @ T @ Rot(dR)``: RAPID
-#: ``Offs``, URScript ``pose_add``/``pose_sub`` of it), ``"right"``/``"left"``, ``T`` times a fixed pose on
-#: that side (RAPID ``RelTool``, URScript ``pose_trans``), or ``"turn"``, its position moved and its orientation
-#: turned in the frame's axes (``pose_add(d, T)``: ``R_out = dR @ R``, ``p_out = p + dt``, URScript manual).
+#: The functions through which a motion may read a target written at the call site (the argument's place), and
+#: how the result is of the argument's pose ``T``: ``"add"`` (``Trans(dt) @ T @ Rot(dR)``: ``Offs``, ``pose_add``),
+#: ``"right"``/``"left"`` (``T`` times a fixed pose on that side: ``RelTool``, ``pose_trans``), or ``"turn"``
+#: (``pose_add(d, T)``: ``R_out = dR @ R``, ``p_out = p + dt``).
 THROUGH: dict[str, tuple[tuple[int, str], ...]] = {
     "offs": ((0, "add"),), "reltool": ((0, "right"),), "pose_add": ((0, "add"), (1, "turn")),
     "pose_sub": ((0, "add"),), "pose_trans": ((0, "right"), (1, "left")),
@@ -220,10 +211,7 @@ THROUGH: dict[str, tuple[tuple[int, str], ...]] = {
 def read_through(layers: Sequence[tuple[str, FloatArray, FloatArray]]) -> tuple[FloatArray, ...] | None:
     """The matrices ``(A, B)``, or ``(A, B, G)``, of nested functions of :data:`THROUGH` (``(how, T_in, T_out)``
     each, the innermost first; poses ``(4, 4)`` [m, the motion's frame]): a text's pose ``T`` gives the motion's
-    target ``A @ g(T) @ B``, ``g`` the ``"turn"`` functions, ``g(T) = [G_R @ R | p + G_p]``, innermost only (none
-    other can be undone through fixed matrices: None then). A function's own ``(A_f, B_f)``, ``T_out = A_f @ T_in
-    @ B_f``: ``T_out @ inv(T_in)`` on the left (``"left"``), ``inv(T_in) @ T_out`` on the right (``"right"``), or
-    the position moved and the orientation turned in its own frame (``"add"``)."""
+    target ``A @ g(T) @ B``, ``g(T) = [G_R @ R | p + G_p]`` the ``"turn"`` functions, innermost only (else None)."""
     A = B = eye = np.eye(4)
     G = None
     for how, T_in, T_out in layers:
@@ -244,9 +232,8 @@ def read_at_call_site(reads: dict[tuple[int, int], tuple | None], key: tuple[int
                       layers: Sequence[tuple[str, str]], poses: Sequence[FloatArray]) -> bool:
     """Whether the point ``key`` (its text, its argument) reads a call site's target through the nested functions
     ``layers`` of :data:`THROUGH` (``(name, how)`` each, the outermost first; ``poses`` ``(4, 4)`` [m]: the target,
-    then each function's result, the innermost first) as every earlier pass did; recorded in ``reads`` (the matrices,
-    :func:`read_through`, then how). False where they cannot be undone, or, the key marked ``None``, where an earlier
-    pass read it through another (an offset that differs from pass to pass: one text cannot serve them)."""
+    then each function's result, the innermost first) as every earlier pass did; recorded in ``reads`` (the
+    matrices, :func:`read_through`, then how; ``None`` where a pass read it otherwise)."""
     matrices = read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
     if matrices is None:
         return False
@@ -261,10 +248,9 @@ def read_at_call_site(reads: dict[tuple[int, int], tuple | None], key: tuple[int
 
 def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatArray, back: bool = False
                ) -> tuple[FloatArray, FloatArray]:
-    """The poses ``R``, ``p`` ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] of ``points`` ``(k,)`` as the texts
-    that give them are written: a target read through a function of a call site's (:data:`THROUGH`) is
-    ``g^-1(inv(A) @ T @ inv(B))`` (:func:`read_through`); the others as they are. ``back``: the other way, the
-    targets the texts give."""
+    """The poses ``R``, ``p`` ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] of ``points`` ``(k,)`` as their texts
+    are written (read through a call site's function: ``g^-1(inv(A) @ T @ inv(B))``, :func:`read_through`);
+    ``back``: the other way."""
     matrices = prog.extra.get("through")
     hit = [k for k, i in enumerate(points.tolist()) if i in matrices] if matrices else []
     if not hit:

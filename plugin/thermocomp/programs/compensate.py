@@ -1,9 +1,6 @@
-"""Compensate a robot program's points: the programs feature's steps between reading and the job's files.
-
-A program as read becomes arrays of its points' targets and nominal configurations (:func:`point_poses`,
+"""Compensate a robot program's points: its targets and nominal configurations (:func:`point_poses`,
 :func:`nominal_configurations`), the core's targets at the time form's minutes (:func:`timed_targets`), their
-compensation (:func:`solve`) and the program written (:func:`write_program`: for one minute, or picking each
-minute's corrections from the controller's clock). The job around these steps is
+compensation (:func:`solve`) and the program written (:func:`write_program`). The job around these steps is
 :func:`thermocomp.app.program.compensate_program`. docs/programs.md.
 """
 
@@ -101,11 +98,9 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
                            options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
     """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
 
-    Joint targets keep their joints. Cartesian targets continue along the program from the point before (as the
-    controller moves); RAPID points then must match their confdata (else they are searched in that configuration,
-    nearest home), UR points take the continuation (UR's controller picks the solution nearest the current joints),
-    and so do RAPID points whose confdata the controller ignores (``ConfL \\Off``, ``ConfJ \\Off``:
-    :func:`confdata_free`).
+    Joint targets keep their joints. Cartesian targets continue from the point before (as the controller moves);
+    RAPID points then must match their confdata (else they are searched in that configuration, nearest home),
+    unless the controller ignores it (:func:`confdata_free`).
     """
     model = nominal_model(chain)
     T = poses.T_world_flange
@@ -144,9 +139,8 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
 
 
 def confdata_free(program: RobotProgram) -> np.ndarray:
-    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off`` for linear
-    and circular moves, ``ConfJ \\Off`` for joint moves: the controller takes the configuration nearest the
-    robot's joints, ABB "RAPID Instructions", ConfL)."""
+    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off``, ``ConfJ
+    \\Off``: the configuration nearest the robot's joints, ABB "RAPID Instructions", ConfL)."""
     run = program.columns.run
     free = program.extra.get("confdata_free", frozenset())
     return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
@@ -202,8 +196,8 @@ def point_names(prog: RobotProgram) -> tuple[str, ...]:
 
 @dataclass(frozen=True, eq=False)
 class Solved:
-    """The compensated versions of a program's points: one per minute written (a time-indexed program), or the
-    snapshot; with the nominal robot's flange poses at their joints (the chunks' filtered poses)."""
+    """The compensated versions of a program's points (one per minute written, or the snapshot), with the nominal
+    robot's flange poses at their joints."""
 
     minutes: FloatArray  # (k,): the minutes written, or [0] for the snapshot
     q_checked: FloatArray  # (k, m, n)
@@ -217,8 +211,8 @@ class Solved:
 def solve(chain: Chain, table: DeformationTable, core_program: Targets | None, run_options: CompensationOptions,
            q_nominal: FloatArray, nominal_status: np.ndarray, rows: np.ndarray, *, indexed: bool, keep_chunks: bool,
            progress: ProgressCallback | None) -> Solved:
-    """Compensate ``core_program``, the points ``rows`` of the program (None: none); each chunk is taken in as it
-    comes, and kept only for the results CSV (a program's chunks hold a kilobyte a point)."""
+    """Compensate ``core_program``, the points ``rows`` of the program (None: none); the chunks are kept only for
+    the results CSV."""
     m = len(q_nominal)
     names = () if core_program is None else core_program.names
     minutes = np.asarray(run_options.minutes) if indexed else np.zeros(1)
@@ -249,9 +243,8 @@ def solve(chain: Chain, table: DeformationTable, core_program: Targets | None, r
 
 def check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint: np.ndarray,
                                       q_nominal: FloatArray) -> None:
-    """Refuse a joint target outside a joint's limits when it is to be compensated: the robot cannot stand there,
-    and a compensated value of it was written with exit 0. Names the target's line and column, the joint and its
-    limits (degrees for a revolute joint)."""
+    """Refuse a joint target to be compensated outside a joint's limits, naming its line and column, the joint and
+    its limits."""
     q = q_nominal[is_joint]
     bad = (q < chain.lower - 1e-9) | (q > chain.upper + 1e-9)
     if not bad.any():
@@ -269,9 +262,8 @@ def check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint
 
 def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, kept: np.ndarray,
                         solved: Solved) -> list[str]:
-    """Joint targets left as written in ``solved`` (their joints and nominal flange poses in every version): those
-    ``kept`` ``(m,)`` by the default policy, and compensated ones that could not be (no failure then: a joint
-    position the robot reaches as written). The report's notes on them."""
+    """Leave joint targets as written in ``solved``: those ``kept`` ``(m,)``, and those that could not be
+    compensated (no failure then). The report's notes on them."""
     unsolved = poses.is_joint & ~kept & (solved.status != Status.CONVERGED)
     written = kept | unsolved
     if not written.any():
@@ -293,8 +285,7 @@ def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_no
 
 
 def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
-    """A line for each written robtarget whose confdata differs from the program's: where, and why (written by
-    arrow: a toolpath program has thousands)."""
+    """A line for each written robtarget whose confdata differs from the program's: where, and why."""
     run = prog.columns.run
     line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
     why = pc.if_else(pa.array(confdata_free(prog)[points]),
@@ -316,9 +307,8 @@ def rounding_bound(reach: float) -> float:
 
 @dataclass(frozen=True)
 class Written:
-    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, the
-    rounding the text leaves, the report's notes on what was written, and each other module of the task
-    (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged."""
+    """A written program (its latin-1 bytes), how many target texts changed, the rounding the text leaves, the
+    report's notes, and each other module of the task: its bytes, ``None`` where unchanged."""
 
     data: bytes
     n_changed: int
@@ -329,11 +319,9 @@ class Written:
 
 def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
                   output: str, tcp: tuple[FloatArray, FloatArray], minutes: FloatArray | None = None) -> Written:
-    """The program with each point's text replaced by its compensated value: for one minute (a snapshot), or, given
-    ``minutes``, by a lookup in its table of one correction a minute, picked from the controller's clock (a
-    time-indexed program: :func:`.passes.clock_tables`, :func:`.passes.clock_edits`). Motions or targets in the
-    task's other modules are written there (:attr:`Written.modules`); the notes: :func:`confdata_notes`,
-    :func:`.passes.table_edits`.
+    """The program with each point's text replaced by its compensated value: for one minute, or, given ``minutes``,
+    by a lookup in its table of one correction a minute picked from the controller's clock
+    (:func:`.passes.clock_tables`). Targets in the task's other modules are written there.
 
     Parameters
     ----------
@@ -344,8 +332,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     output
         ``"filtered"`` or ``"joints"``.
     tcp
-        The nominal robot's TCP poses at ``q`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]
-        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
+        The nominal robot's TCP poses at ``q`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m].
     minutes
         A time-indexed program's grid [min], ``(K,)``, evenly spaced from 0; ``None``: a snapshot (``K`` = 1).
     """
@@ -353,11 +340,24 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
         raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
                          "--program-output filtered", path=prog.path)
     task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
-    tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
+    tabled = passes.groups(task)
     cols = task.columns
     run = cols.run
     m = len(run.text)
-    ok, joint_text, jw, pw, versions = new_texts(chain, task, poses, q, status, output, tcp, tabled)
+    # the points that change in any version (past KEEP_POSITION, KEEP_ANGLE; a Cartesian point written as joints
+    # always; a per-pass text whole or not at all), written as joints (jw) or as poses (pw), and their texts
+    ok = status == Status.CONVERGED
+    joint_text = ok & (poses.is_joint | (output == "joints"))
+    jt, pt = np.flatnonzero(joint_text & poses.is_joint), np.flatnonzero(ok & ~joint_text)
+    changed = joint_text & ~poses.is_joint
+    for q_k, R_k, p_k in zip(q, *tcp):
+        changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
+        miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
+        changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    for idx in tabled.values():
+        changed[idx] = bool(changed[idx].any() and ok[idx].all())
+    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
+    versions = [_texts(chain, task, q_k, tcp_k, jw, pw) for q_k, tcp_k in zip(q, zip(*tcp))]
     written = np.concatenate([jw, pw])
     new, _, conf = versions[0]
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
@@ -365,8 +365,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     conf_changed = (pw[differs], conf[differs])
     if minutes is None and (cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                                       for col in (run.text, run.argument)))):
-        # each point its own text and its own argument (a CAM program: every target inline; or each declared target
-        # run once): each writes its text, and none can run another's
+        # each point its own text and its own argument: each writes its text
         spans = run.text[written]
         edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
     else:
@@ -395,7 +394,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
         point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
         edits = w.Edits.of(point_edits + tables + extra)
-        n_changed = len(written) if minutes is not None else len({(e.start, e.end) for e in point_edits})
+        n_changed = len({(e.start, e.end) for e in point_edits})
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
@@ -403,43 +402,14 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                    notes, modules)
 
 
-def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
-              tcp: tuple[FloatArray, FloatArray], tabled: dict[tuple[int, int], np.ndarray]
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
-    """The points converged and those written as joints ``(m,)``, the points that change in any of ``K`` versions
-    written as joints ``jw`` and as poses ``pw``, and each version's :func:`_texts` of them.
-
-    ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them (world
-    frame, ``(K, m, 3, 3)``, ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text; ``tabled``: the
-    per-pass texts (:func:`.passes.groups`), each changed whole or not at all. A point changes by more than
-    :data:`~.writer.KEEP_POSITION`, :data:`~.writer.KEEP_ANGLE`: joints against the written ones, poses (world) against
-    the program's; a Cartesian point written as joints always.
-    """
-    ok = status == Status.CONVERGED
-    joint_text = ok & (poses.is_joint | (output == "joints"))
-    jt, pt = np.flatnonzero(joint_text & poses.is_joint), np.flatnonzero(ok & ~joint_text)
-    changed = joint_text & ~poses.is_joint
-    for q_k, R_k, p_k in zip(q, *tcp):
-        changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
-        miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
-        changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
-    for idx in tabled.values():
-        changed[idx] = bool(changed[idx].any() and ok[idx].all())
-    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    return ok, joint_text, jw, pw, [_texts(chain, prog, q_k, tcp_k, jw, pw) for q_k, tcp_k in zip(q, zip(*tcp))]
-
-
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
                 inline: bool = False) -> list[w.Edit]:
     """The edits writing ``values`` (each point's new text or ``None``: unchanged).
 
-    Points sharing a text write it there when they all get the same value and none is ``at_argument`` (a joint
-    target cannot live in a robtarget declaration); otherwise each writes its value at its argument (the whole
-    argument where its own is part of a wider one, UR's ``get_inverse_kin(pose, qnear=...)``; with ``inline``, its
-    text too). Refused, naming the motion target: a span needing two values, or a point then running another's
-    value (a routine's parameter called with different targets); before that, naming the motion, the data and the
-    routine: a parameter given different values by the points ``at_argument``, ``form`` saying why they are
-    written there.
+    Points sharing a text write it there when they all get the same value and none is ``at_argument``; otherwise
+    each writes its value at its argument (its whole argument, :attr:`~.model.Point.whole_argument`; with ``inline``,
+    its text too). Refused: a parameter given different values by the points ``at_argument`` (``form`` saying why
+    they are written there), a span needing two values, or a point then running another's value.
     """
     run = prog.columns.run
     motion_of = run.row_of_points()
@@ -486,8 +456,8 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
     """The program's bytes with the points' ``edits`` in the ``output`` form, and how many texts they change.
 
     The joints form: each Cartesian motion whose points all converged (``ok`` ``(m,)``) renamed ``MoveAbsJ`` /
-    ``movej``, and each RAPID ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``
-    from its points' ``texts`` (``(points written, their texts)``; the edits inside it dropped).
+    ``movej``, and each ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest`` from
+    its points' ``texts`` (``(points written, their texts)``).
     """
     if output == "joints":
         value = dict(zip(texts[0].tolist(), texts[1].to_pylist()))
@@ -519,8 +489,8 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
            pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray]:
     """The texts of the points ``jw`` as joints ``q`` ``(m, n)`` [rad], then of ``pw`` as the TCP poses ``tcp``
-    (world, ``(m, 3, 3)``, ``(m, 3)`` [m]) in their frames; the largest TCP position [m] and orientation [rad] error
-    their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (zeros in URScript)."""
+    (world, ``(m, 3, 3)``, ``(m, 3)`` [m]) in their frames; the largest TCP position [m] and orientation [rad]
+    error their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (zeros in URScript)."""
     run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
     if jw.size:
@@ -559,7 +529,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
                ) -> tuple[FloatArray, FloatArray]:
     """The TCP poses ``R_tcp``, ``p_tcp`` ``(r, 3, 3)``, ``(r, 3)`` of the points ``pw`` (world frame [m]) in each
-    point's work object (through the robot base: docs/conventions.md); as they are where every frame is the world."""
+    point's work object (through the robot base: docs/conventions.md)."""
     frames = cols.frame_table(0)
     held = cols.run.held[pw]
     in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
@@ -577,11 +547,8 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                 poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
     """Give the points that share a text and need it alike one value in ``values`` (each point's new text,
     ``None``: unchanged): those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
-    [m, the motion's frame], :func:`.calls.text_poses`) agree with the first's within ten times the solver's
-    tolerances (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`: solves from different seeds differ in the last
-    digit) get the first's value. The others keep their own (written at each motion: :func:`place_texts`), except at
-    a call site, where no motion has a text of its own: refused, naming it, each motion reading it and how far apart
-    they need it.
+    [m, the motion's frame]) agree with the first's within ten times the solver's tolerances get the first's value.
+    The others keep their own, except at a call site: refused, naming it, each motion reading it and how far apart.
     """
     run = prog.columns.run
     how = prog.extra.get("call_site") or {}

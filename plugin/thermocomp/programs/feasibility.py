@@ -1,10 +1,7 @@
-"""Seed 004's checks on a compensated program, in the order the controller runs it: joint limits with a margin,
-reach, linear and circular moves followed in steps (configuration change, near singular, joint speed), joint steps
-large for their correction at the TCP, circles the controller refuses.
-
-Seed 004 (Section 3-2) checks a trajectory before it runs: near-singular configurations matter because there "one of
-the joints has to have a higher velocity than possible", and a Cartesian move may switch configuration (its Figure
-2-4). What each check does, with its numbers, is docs/programs.md's "Feasibility (seed 004's checks)".
+"""Seed 004's checks on a compensated program (Section 3-2, Figure 2-4), in the order the controller runs it:
+joint limits with a margin, reach, linear and circular moves followed in steps (configuration change, near
+singular, joint speed), joint steps large for their correction at the TCP, circles the controller refuses.
+docs/programs.md, "Feasibility (seed 004's checks)".
 """
 
 from __future__ import annotations
@@ -27,28 +24,22 @@ from thermocomp.programs.timing import Timing, arc
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
-#: Distance a corrected joint must keep from its limits [rad] (1 degree: the controllers' own soft-limit margins are
-#: of this order, and a thermal correction is a few hundredths of a degree).
+#: Distance a corrected joint must keep from its limits [rad] (the controllers' soft-limit margins are of this order).
 LIMIT_MARGIN = np.radians(1.0)
 #: Most steps along a linear or circular move at which configuration, singularity and joint speed are checked.
 PATH_STEPS = 8
-#: Largest joint travel [rad] of one step (the nominal joints' largest change over the move, divided into steps): a
-#: 0.1 degree move of a 100,000-point print path is checked at its end point, a 60 degree wrist flip in 8 steps.
+#: Largest joint travel [rad] of one step (the nominal joints' largest change over the move, divided into steps).
 PATH_STEP_ANGLE = np.radians(1.0)
-#: Shortest distance [m] from a circle's start to its via and to its end point, and smallest angle [rad]
-#: between the two seen from the start (and from 180 degrees): ABB's MoveC restrictions (RAPID reference,
-#: MoveC: 0.1 mm and 1 degree), which this check applies to URScript's movec as well (UR gives no number;
-#: its controller refuses a circle it cannot compute).
+#: Shortest distance [m] from a circle's start to its via and to its end point, and smallest angle [rad] between
+#: the two seen from the start (and from 180 degrees): ABB's MoveC restrictions (RAPID reference, MoveC), applied
+#: to URScript's movec as well.
 CIRCLE_MIN_DISTANCE = 1e-4
 CIRCLE_MIN_ANGLE = np.radians(1.0)
-#: Largest ratio of a point's joint correction [rad] (its largest joint) to the size of its correction at the TCP,
-#: ``hypot(position [m], angle [rad])`` (the Jacobian's own units): past it the correction is made near a
-#: singularity (UR's home straight up turns joints 1 and 5, or 4 and 6, by a degree for 0.03 mm; a regular pose of a
-#: 6-axis arm needs at most a few tens: 1 / the Jacobian's smallest singular value, which
-#: :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA` bounds at 1000).
+#: Largest ratio of a point's joint correction [rad] (its largest joint) to its correction at the TCP, ``hypot(
+#: position [m], angle [rad])``: past it the correction is made near a singularity (a regular pose of a 6-axis arm
+#: needs at most a few tens: 1 / the Jacobian's smallest singular value).
 JOINT_STEP_GAIN = 100.0
-#: Joint corrections below this [rad] are not compared (a thermal correction is hundredths of a degree: 0.1 degree
-#: is noticed; the ratio of two numbers near zero is not).
+#: Joint corrections below this [rad] are not compared (the ratio of two numbers near zero means nothing).
 JOINT_STEP_MIN = np.radians(0.1)
 
 
@@ -79,8 +70,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     q_nominal
         Nominal joints of each point [rad], ``(m, n)``.
     q_versions
-        Corrected joints [rad], ``(k, m, n)``: one version (a snapshot) or one per
-        minute of a time-indexed program.
+        Corrected joints [rad], ``(k, m, n)``: the snapshot, or each minute of a time-indexed program.
     timing
         When each motion runs.
     status
@@ -88,13 +78,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     linear_form
         True when linear and circular moves stay Cartesian (the filtered form).
     tcp
-        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)`` [m]
-        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
+        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)`` [m].
 
     Returns
     -------
-    rows : sequence of :class:`MotionRow`
-        (built when first read)
+    rows : sequence of :class:`MotionRow` (built when first read)
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
@@ -131,8 +119,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     change_p = row_norms(p_tcp - poses.T_world_tcp[None, :, :3, 3]).max(axis=0)
     change_a = row_norms(turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp)).max(axis=0)
     change_q = row_max_abs(q_versions - q_nominal[None]).max(axis=0)
-    # a correction whose joint step is large for its size at the TCP: near a singularity (a wrist singularity
-    # swings joints 4 and 6 by degrees for a tenth of a millimetre)
+    # a correction whose joint step is large for its size at the TCP: near a singularity
     for point in np.flatnonzero(ok & (change_q > JOINT_STEP_MIN)
                                 & (change_q > JOINT_STEP_GAIN * np.hypot(change_p, change_a))).tolist():
         step = np.abs(q_versions[:, point] - q_nominal[None, point]).max(axis=0)
@@ -163,7 +150,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
 
 class Lazy(Sequence):
-    """A list built when first read (a report's rows: a 100,000-motion program's rows are rarely all read)."""
+    """A list built when first read (a report's rows)."""
 
     def __init__(self, build, count: int) -> None:
         self._build, self._count = build, count
@@ -191,8 +178,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     frm = last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
     via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
     usable = ok[to] & ok[frm]
-    # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
-    # as in a program of linear moves; q_prev, written below, is always a copy)
+    # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points)
     end = rows_or_run(to)
     pa, pb = p_tcp[:, frm], p_tcp[:, end]
     Ra, Rb = R_tcp[:, frm], R_tcp[:, end]
@@ -214,8 +200,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     t = np.maximum(np.tile(motion_s[moves], k), 1e-9)  # (each motion's duration [s])
     v = (pb - pa).reshape(-1, 3) / t[:, None]
     w = rot.reshape(-1, 3) / t[:, None]
-    # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
-    # already loaded, where numpy's per-call cost is a few milliseconds a step (chosen by the job's size alone)
+    # the steps after the first are few rows each: a long program solves them in compiled code
     ik = job_options(IKOptions(), k * len(moves))
     for s in range(1, PATH_STEPS + 1):
         act = np.flatnonzero(steps >= s)  # the moves still on their way
@@ -224,7 +209,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
         flat = (np.arange(k)[:, None] * len(moves) + act[None]).reshape(-1)
         whole = act.size == len(moves)  # (the first step takes every move: views instead of copies)
         at = slice(None) if whole else flat
-        # the step's TCP pose: the move's end at its last step (most moves of a dense path have one), else on the way
+        # the step's TCP pose: the move's end at its last step, else on the way
         p_s, R_s = (pb, Rb) if whole else (pb[:, act], Rb[:, act])
         on_way = np.flatnonzero(s < steps[act])
         if on_way.size:
@@ -239,8 +224,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
             R_s[:, on_way] = matrix_from_rotvec(u * rot[:, way]) @ Ra[:, way]
         # the TCP's offset from the flange, world frame: R_s R_tool^T p_tool
         offset = np.einsum("kij,kj->ki", R_s.reshape(-1, 3, 3), tool_lever[at])
-        # a last step that starts within one step's travel of the written configuration arrives there: a wrist,
-        # elbow or shoulder flip moves joints by tens of degrees (docs/programs.md); the others are solved
+        # a last step that starts within one step's travel of the written configuration arrives there (docs/programs.md)
         last = np.repeat((s == steps[act])[None], k, axis=0).reshape(-1)
         arrives = last & (row_max_abs(q_end[at] - q_prev[at]) <= PATH_STEP_ANGLE)
         q_s = np.array(q_end[at])

@@ -1,17 +1,14 @@
-"""The LALR parsers of the program readers (their tables cached on disk between processes: building them takes
-half a second, lark checks the cache against a hash of the grammar and options and rebuilds a missing or stale
-one), syntax errors as messages, and the byte helpers of the readers' bulk lanes.
+"""The LALR parsers of the program readers (their tables cached on disk by lark), syntax errors as messages, and the byte
+helpers of the readers' bulk lanes.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -24,13 +21,11 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.model import TextLines
 
-#: The expression of a grammar's ``MOVES`` terminal (a run of plain motion statements) that never matches: the
-#: grammar without its bulk lane, whose general rules read every statement.
+#: The expression of a grammar's ``MOVES`` terminal (a run of plain motion statements) that never matches.
 NO_RUNS = "(?!)MOVES"
 
 
-#: Most tokens lark reads in one parse (a file; a run's statements that the bulk lane leaves to the general rules):
-#: past it the file is refused naming the bound and the line reached (:class:`TooManyTokens`). A run of plain
+#: Most tokens lark reads in one parse: past it the file is refused (:class:`TooManyTokens`). A run of plain
 #: motions is one token; the corpus's most in one file is 105,058 (docs/programs.md, "What hostile input costs").
 MAX_TOKENS = 1_000_000
 
@@ -50,43 +45,32 @@ class TooManyTokens(Exception):
 
 
 class _Bounded:
-    """The postlexer of every reader's parser: counts the tokens lark's lexer gives (before ``inner``, the
-    grammar's own postlexer, if any) and raises :class:`TooManyTokens` at the one past :data:`MAX_TOKENS`."""
+    """The postlexer of every reader's parser: raises :class:`TooManyTokens` at the token past :data:`MAX_TOKENS`
+    (before ``inner``, the grammar's own postlexer, if any)."""
 
     def __init__(self, inner=None) -> None:
         self.inner = inner
         self.always_accept = getattr(inner, "always_accept", ())
 
     def process(self, stream):
-        counted = self._counted(stream)
-        return counted if self.inner is None else self.inner.process(counted)
-
-    @staticmethod
-    def _counted(stream):
-        bound = MAX_TOKENS
-        for n, token in enumerate(stream):
-            if n == bound:
-                raise TooManyTokens(token.line)
-            yield token
+        def counted():
+            for n, token in enumerate(stream):
+                if n == MAX_TOKENS:
+                    raise TooManyTokens(token.line)
+                yield token
+        return counted() if self.inner is None else self.inner.process(counted())
 
 
 def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
-    """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
-    as ``__pycache__/<name>-<hash>.lark``. Each ``{KEY}`` of the grammar's text is replaced by
-    ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python). Every parse is
-    bounded (:data:`MAX_TOKENS`)."""
+    """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file`` with each ``{KEY}``
+    replaced by ``substitutions[KEY]``, its tables cached (lark's cache, in the temporary folder); every parse bounded
+    (:data:`MAX_TOKENS`)."""
     _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
     options = {**options, "postlex": _Bounded(options.get("postlex"))}
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     for key, value in (substitutions or {}).items():
         grammar = grammar.replace("{" + key + "}", value)
-    cache = Path(__file__).resolve().parent / "__pycache__"
-    try:
-        cache.mkdir(exist_ok=True)
-    except OSError:  # a read-only installation: built every time
-        return Lark(grammar, parser="lalr", **options)
-    digest = hashlib.sha256(f"{grammar}{options.get('start')}".encode()).hexdigest()[:8]  # (one file a variant)
-    return Lark(grammar, parser="lalr", cache=str(cache / f"{Path(grammar_file).stem}-{digest}.lark"), **options)
+    return Lark(grammar, parser="lalr", cache=True, **options)
 
 
 #: The substitutions and options each grammar's reader parser was first built with (:func:`without_runs`).
@@ -95,18 +79,16 @@ _BUILT: dict[str, tuple[dict[str, str], dict]] = {}
 
 @functools.cache
 def without_runs(grammar_file: str, start: str | None = None) -> Lark:
-    """The reader's parser of ``grammar_file`` (built first, by :func:`lalr_parser`: its options and postlexer)
-    with its runs of plain motions turned off (:data:`NO_RUNS`), from ``start`` if given: its general rules read
-    a run's statements that the bulk lane does not take."""
+    """The reader's parser of ``grammar_file`` (built first by :func:`lalr_parser`) with its runs of plain motions
+    turned off (:data:`NO_RUNS`), from ``start`` if given."""
     substitutions, options = _BUILT[grammar_file]
     return lalr_parser(grammar_file, {**substitutions, "MOVES_PATTERN": NO_RUNS},
                        **(options if start is None else {**options, "start": start}))
 
 
 def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, tail: str = "") -> Tree:
-    """``text[start:end]`` (then ``tail``) parsed by ``parser``, every token and node placed where it is in
-    ``text``: its offsets, lines and columns as a parse of the whole text gives them. A run's statements that the
-    bulk lane does not take, read by the grammar without its runs (:data:`NO_RUNS`)."""
+    """``text[start:end]`` (then ``tail``) parsed by ``parser``, every token and node placed (offsets, lines,
+    columns) as a parse of the whole text places them."""
     line_start = text.rfind("\n", 0, start) + 1
     first_line = int(lines.arrays([start])[0][0])
     try:
@@ -124,8 +106,8 @@ def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, ta
 
 def nodes_at(rule: str, terminal: str, text: str, starts: ArrayLike, ends: ArrayLike, lines: TextLines
              ) -> list[Tree]:
-    """``Tree(rule, [Token(terminal, text[a:b])])`` for each span ``starts[k]:ends[k]`` of ``text``, token and node
-    placed as a parse of the whole text places them: a run's part as the general rules' tree has it."""
+    """``Tree(rule, [Token(terminal, text[a:b])])`` for each span ``starts[k]:ends[k]`` of ``text``, placed as a
+    parse of the whole text places them."""
     (first, last), (columns, end_columns) = lines.lists(np.stack([starts, ends]))
     out = []
     for a, b, line, column, end_line, end_column in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(),
@@ -143,17 +125,15 @@ _LINES = ("line", "end_line", "container_line", "container_end_line")
 
 
 def parse_numbers(text: bytes) -> FloatArray:
-    """The numbers of ``text``, each followed by a comma (``b"1,.5,9E+09,"``): a run's inline numbers, which the
-    grammar matched (``_NUM``), parsed together by pyarrow's cast (in C++; exactly Python's ``float``: the
-    nearest double, as both round)."""
+    """The numbers of ``text``, each followed by a comma (``b"1,.5,9E+09,"``), parsed together by pyarrow's cast
+    (exactly Python's ``float``)."""
     numbers = pc.split_pattern(pa.array([text], pa.large_binary()).cast(pa.large_string()), ",").flatten()
     return pc.cast(numbers[:-1], pa.float64()).to_numpy()
 
 
 def byte_spans(data: bytes, starts: ArrayLike, ends: ArrayLike) -> pa.LargeBinaryArray:
-    """The texts ``data[starts[k]:ends[k]]`` as one arrow array, no Python object a text: the spans are in order
-    and do not overlap (``starts[k] <= ends[k] <= starts[k + 1]``), so they and the gaps between them are the
-    elements of one array over ``data``'s buffer, of which the spans are taken."""
+    """The texts ``data[starts[k]:ends[k]]`` as one arrow array over ``data``'s buffer (the spans in order, not
+    overlapping: ``starts[k] <= ends[k] <= starts[k + 1]``)."""
     n = len(starts)
     offsets = np.empty(2 * n, dtype=np.int64)
     offsets[0::2], offsets[1::2] = starts, ends
@@ -164,8 +144,7 @@ def byte_spans(data: bytes, starts: ArrayLike, ends: ArrayLike) -> pa.LargeBinar
 
 
 def joined_bytes(texts: pa.LargeBinaryArray) -> bytes:
-    """The elements of ``texts`` (an array of :func:`byte_spans` or a ``take`` of one: values from offset 0)
-    written one after the other."""
+    """The elements of ``texts`` (of :func:`byte_spans`, or a ``take`` of one) one after the other."""
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[:len(texts) + 1]
     return texts.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes() if len(texts) else b""
 
@@ -173,8 +152,7 @@ def joined_bytes(texts: pa.LargeBinaryArray) -> bytes:
 #: The bytes of a name (letters, digits, ``_``), as a table of the 256 byte values (for :func:`skipped`).
 NAME_BYTES = np.zeros(256, dtype=bool)
 NAME_BYTES[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
-#: The bytes that delimit a run's statements and their parts, by code (1, 2, ...; 0 for the others): both
-#: languages' (no byte of a run of one is another's delimiter outside its comments).
+#: The bytes that delimit a run's statements and their parts (both languages'), by code (1, 2, ...; 0 the others).
 DELIMITERS = "[](),;\\\n!#"
 CODES = np.zeros(256, dtype=np.int8)
 CODES[[ord(c) for c in DELIMITERS]] = np.arange(1, len(DELIMITERS) + 1)
@@ -188,13 +166,10 @@ _DEPTH[[_OPEN, _POPEN]], _DEPTH[[_CLOSE, _PCLOSE]] = 1, -1
 
 
 class RunStatements:
-    """The statements of a run of plain motions (a grammar's ``MOVES`` token), split by its bytes alone: the one
-    splitter of both languages' bulk lanes (no match object a statement: numpy over the token's bytes).
-
-    The token is one the grammar matched, so outside comments (``comment`` to the line's end, between statements
-    only): a statement is its instruction (a name), its arguments and its end (RAPID ``;``; URScript the ``)``
-    of the call); the arguments are separated by the commas at bracket depth ``level`` (URScript's inside the
-    call's parentheses) and, in RAPID, start at each ``\\`` (an optional argument, ``\\WObj:=w``).
+    """The statements of a run of plain motions (a grammar's ``MOVES`` token), split by numpy over its bytes: the
+    splitter of both languages' bulk lanes. A statement is its instruction, its arguments (separated by the commas
+    at bracket depth ``level``; in RAPID also starting at each ``\\``) and its end (RAPID ``;``, URScript ``)``);
+    ``comment`` starts a comment to the line's end, between statements only.
 
     Attributes
     ----------
@@ -213,8 +188,7 @@ class RunStatements:
         self.text, self.data = token, token.encode("latin-1")  # (a byte a character; str(token) would copy it)
         self.base = token.start_pos
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        # the delimiters: one bytes.translate and a nonzero over booleans (half the time of numpy's lookup and
-        # nonzero over the codes of a 16 MB run), less those after a comment's start on its line
+        # the delimiters (one bytes.translate: half the time of numpy's lookup), less those in comments
         code_of = np.frombuffer(self.data.translate(CODES.tobytes()), dtype=np.int8)
         at = np.flatnonzero(code_of != 0)
         code = code_of[at]
@@ -259,14 +233,12 @@ class RunStatements:
         return statement, name
 
     def parse(self, parser: Lark, text: str, lines: TextLines, first: int, end: int, tail: str = "") -> Tree:
-        """Statements ``first`` to ``end`` as the general rules read them: parsed by ``parser``, the grammar without
-        its runs (:func:`without_runs`), where they stand in the file's ``text`` (:func:`parse_at`)."""
+        """Statements ``first`` to ``end`` parsed by ``parser`` (:func:`without_runs`) where they stand in ``text``."""
         return parse_at(parser, text, self.base + int(self.start[first]), self.base + int(self.end[end - 1]), lines, tail)
 
     def shapes(self, key_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each statement's shape, its instruction and its text from ``key_start`` ``(r,)`` to its end (what the
-        bulk lane resolves once: all but the points), numbered in order of appearance ``(r,)``; each one's first
-        statement."""
+        """Each statement's shape (its instruction, and its text from ``key_start`` ``(r,)`` on), numbered in order of
+        appearance ``(r,)``; each shape's first statement."""
         key = np.zeros(len(self), dtype=np.int64)
         for column in (byte_spans(self.data, self.start, self.instruction_end), byte_spans(self.data, key_start, self.end)):
             encoded = column.dictionary_encode()
@@ -279,7 +251,7 @@ class RunStatements:
 
 def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
     """Offsets ``at`` into the bytes ``b`` moved past the bytes ``table`` (``(256,)`` bool) holds: forward, or with
-    ``step`` -1 back to just after the last byte before them that it does not hold (a run's parts found in bulk)."""
+    ``step`` -1 back to just after the last byte before them that it does not hold."""
     at = at.copy()
     look = 0 if step == 1 else -1
     active = np.flatnonzero(table[b[at + look]])
@@ -290,13 +262,11 @@ def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> 
 
 
 def code_lines(text: str, comment: str) -> int:
-    """The lines of ``text`` that hold code: neither blank nor a comment (one starting with ``comment``, ``!`` in
-    RAPID, ``#`` in URScript). The readers' statement bounds grow with them, not with blank lines."""
+    """The lines of ``text`` that are neither blank nor a comment (starting with ``comment``)."""
     return len(re.findall(rf"^[ \t\f\r]*+[^\s{re.escape(comment)}]", text, re.M))
 
 
-#: A control character no program text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF,
-#: FF; a URScript file is text of the same kind): found where the parser fails, it names a binary file.
+#: A control character no program text holds (RAPID kernel, "Character set"): it names a binary file.
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 #: A code generator's placeholder, in neither language: ``{{NAME}}`` and ``{% ... %}`` (mustache, Jinja), ``{}``,
 #: ``{0:.3f}``, and in URScript (which has no braces; RAPID indexes arrays ``p{i}``) ``{0}``, ``{name}`` (Python's
@@ -314,9 +284,9 @@ _BRACKETS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 
 
 def _still_open(stack: list, blocks: dict[str, bool], ends: frozenset[str]) -> str:
-    """The innermost block or bracket that the LALR parser's ``stack`` holds open where the file ended, as
-    ``": def p (line 1) is not closed"`` (``blocks``: the token types that open a block, True where the name after
-    it is the block's; ``ends``: the token types that close the innermost block); ``""`` when none is."""
+    """``": def p (line 1) is not closed"``: the innermost block or bracket the parser's ``stack`` holds open
+    (``blocks``: the token types that open a block, True where the name after it is the block's; ``ends``: those
+    that close one), or ``""``."""
     still: list[tuple[object, str]] = []
     for i, item in enumerate(stack):
         kind = getattr(item, "type", None)
@@ -337,11 +307,9 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
                   blocks: dict[str, bool] | None = None, ends: frozenset[str] = frozenset()) -> Tree:
     """Parse a whole file's ``text`` (read as ISO-8859-1; a UTF-8 BOM blanked) with a reader's ``parser``.
 
-    Where the parser fails the file is refused with line and column: as binary data (an encrypted or binary
-    file) where it holds a control character no text holds, else ``"{language} syntax: unexpected ..."``
-    naming what was found as its author wrote it (``run_head``: the instruction a ``MOVES`` run starts with).
-    A file that ends inside a block also names the innermost block or bracket left open and its line
-    (``blocks``, ``ends``: the language's block tokens, see :func:`_still_open`).
+    A failure is refused with line and column: as binary data where the text holds a control character, else as
+    ``"{language} syntax: unexpected ..."`` naming what was found as written (``run_head``: the instruction a
+    ``MOVES`` run starts with) and, at the end of the file, the block left open (:func:`_still_open`).
     """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     try:
@@ -398,8 +366,7 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
 
 
-#: Characters that look like a space or like nothing, which neither language takes outside strings and comments
-#: (text pasted from a web page, a PDF or a word processor): a syntax error on one names it.
+#: Characters that look like a space or like nothing, which neither language takes outside strings and comments.
 _INVISIBLE = "\xa0\x85\xad\ufeff\u200b\u200c\u200d\u200e\u200f\u2007\u2009\u202f\u2060\u2028\u2029\u3000"
 #: Each of them as a file read as ISO-8859-1 holds it: its UTF-8 bytes, and its one byte where it has one.
 _INVISIBLE_FORMS = {form: c for c in _INVISIBLE
@@ -408,9 +375,9 @@ _INVISIBLE_RE = re.compile("|".join(map(re.escape, sorted(_INVISIBLE_FORMS, key=
 
 
 def _invisible_at(text: str, line: int, column: int) -> tuple[str, int] | None:
-    """``("no-break space (U+00A0), invisible ...", column)`` where a syntax error at 1-based ``line``, ``column``
-    of ``text`` stands on (or just after) one of :data:`_INVISIBLE`, and its column; else ``None``."""
-    row = text.split("\n", line)[line - 1] if line <= text.count("\n") + 1 else ""
+    """``("no-break space (U+00A0), ...", column)`` where a syntax error at ``line``, ``column`` stands on (or just
+    after) one of :data:`_INVISIBLE`; else ``None``."""
+    row = _row(text, line)
     for hit in _INVISIBLE_RE.finditer(row, 0, column + 3):
         if hit.start() <= column - 1 <= hit.end():
             c = _INVISIBLE_FORMS[hit.group()]
@@ -420,27 +387,28 @@ def _invisible_at(text: str, line: int, column: int) -> tuple[str, int] | None:
 
 
 def _end_of(text: str) -> tuple[int, int]:
-    """The 1-based line and column where ``text`` ends: its last line (the one its final line break ends, if any)
-    and the column after that line's last character."""
+    """The 1-based line and column after ``text``'s last character (a final line break not counted)."""
     body = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
     return body.count("\n") + 1, len(body) - body.rfind("\n")
 
 
 def _placeholder(text: str, line: int, column: int, language: str) -> str:
-    """``": {0} is a placeholder ..."`` where the text a syntax error stopped at (1-based ``line``, ``column``) is a
-    code generator's placeholder: the file is a template, not yet the program; else ``""``."""
-    row = text.split("\n", line)[line - 1] if line <= text.count("\n") + 1 else ""
+    """``": {0} is a placeholder ..."`` where a syntax error at ``line``, ``column`` stands on a code generator's
+    placeholder; else ``""``."""
+    row = _row(text, line)
     hit = next((m for m in _PLACEHOLDER[language].finditer(row) if m.start() < column <= m.end()), None)
     return ("" if hit is None else f": {hit.group()} is a code generator's placeholder, not {language}: the file is a "
             "template that a program fills in before the robot runs it; give the filled-in program")
 
 
+def _row(text: str, line: int) -> str:
+    """The 1-based ``line`` of ``text`` ("" past its end)."""
+    return text.split("\n", line)[line - 1] if line <= text.count("\n") + 1 else ""
+
+
 def _as_written(found: str, text: str, position: int | None) -> str:
-    """The text a syntax error found, as the file's author wrote it: a file is read byte for byte (as ISO-8859-1,
-    so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or German note)
-    would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there decode as UTF-8,
-    the character they spell is named instead; so is the one whose bytes began before it (``grÃ¶sse``: a RAPID
-    name took 'Ã', the first byte of 'ö', and the error stood on the second)."""
+    """The text a syntax error found as its author wrote it: where the bytes there (or up to 3 before, a character
+    begun before it) decode as UTF-8, the character they spell, not its first byte's Latin-1 letter."""
     if position is None or not found or ord(found[0]) < 0x80:
         return found
     for back in range(min(position, 3) + 1):

@@ -1,9 +1,6 @@
-"""The program model: a robot program's motions in execution order, as columns, with their source spans.
-
-:attr:`RobotProgram.steps` are :class:`MotionRun` (columns: a row a motion, a row a point; the one form a motion is
-held in, built by :meth:`MotionRun.of_columns`) and :class:`Wait`; :class:`ProgramColumns` is every run end to end.
-:class:`Motion` and :class:`Point` are read-only views of one row. Poses are SI, in the world frame; offsets are
-those of the file decoded as ISO-8859-1 (its bytes). See docs/programs.md and docs/conventions.md.
+"""The program model: a robot program's motions in execution order, as columns (:class:`MotionRun`), with their
+source spans; :class:`Motion` and :class:`Point` are views of one row. Poses are SI, in the world frame; offsets
+are those of the file decoded as ISO-8859-1. docs/programs.md, docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -45,22 +42,19 @@ class Point:
     Attributes
     ----------
     T_world_tcp
-        The TCP pose asked for, ``(4, 4)`` [m], in the controller's world (the robot's base frame); ``None`` for a
-        joint target.
+        The TCP pose ``(4, 4)`` [m] in the robot's base frame; ``None`` for a joint target.
     T_world_frame, T_flange_tcp
-        The frame the pose is written in (ABB ``uframe @ oframe``; UR the base) and the tool (the TCP in the flange),
-        ``(4, 4)`` each. ``held`` (ABB ``robhold``: a stationary tool, a work object the robot holds): the first is
-        the stationary TCP in the world, the second the object frame in the flange (:func:`world_of_target`).
+        The frame the pose is written in (ABB ``uframe @ oframe``; UR the base) and the tool, ``(4, 4)`` each;
+        ``held`` (ABB ``robhold``): the stationary TCP in the world and the object in the flange (:func:`world_of_target`).
     q
         Joint angles as written [rad] ``(n,)``, or ``None`` for a Cartesian target.
     confdata, quat
-        RAPID's ``(cf1, cf4, cf6, cfx)`` and quaternion ``(4,)`` as written (the writer keeps its sign), or ``None``.
+        RAPID's ``(cf1, cf4, cf6, cfx)`` and quaternion ``(4,)`` as written, or ``None``.
     text, argument, whole_argument
-        Spans: where the value is written (a declaration, or the argument), the argument at the motion, and the
-        whole argument a joint target replaces when the point sits inside it (UR ``get_inverse_kin``), or ``None``.
+        Spans: where the value is written, the argument at the motion, and the whole argument a joint target
+        replaces (UR ``get_inverse_kin``) or ``None``.
     extax, name, file
-        RAPID's external axes as written (else ``""``), the declared name (``""``: inline), and the file of
-        ``text`` (an index into :attr:`RobotProgram.files`).
+        RAPID's external axes as written (else ``""``), the declared name (``""``: inline), the file of ``text``.
     """
 
     T_world_tcp: FloatArray | None
@@ -89,15 +83,12 @@ class Motion:
     Attributes
     ----------
     instruction, kind, points
-        As written (``MoveL``, ``movel``); :data:`LINEAR`, :data:`JOINT`, :data:`CIRCULAR` or
-        :data:`ABSOLUTE_JOINT`; ``(to,)``, or ``(via, to)`` for a circular move.
+        As written (``MoveL``); one of :data:`KINDS`; ``(to,)``, or ``(via, to)`` for a circular move.
     statement, name, file
-        Spans of the statement and of the instruction's name, and the file (an index into
-        :attr:`RobotProgram.files`).
+        Spans of the statement and of the instruction's name, and the file.
     tcp_speed, orientation_speed, joint_speed, acceleration, duration_s
-        TCP speed [m/s] and reorientation speed [rad/s] (RAPID speeddata, UR ``v``), UR ``movej``'s ``v``
-        [rad/s], UR ``a`` [m/s^2 or rad/s^2] (``inf`` where none), a stated time [s] (RAPID ``\\T``, UR ``t=``) or
-        ``None``.
+        TCP speed [m/s], reorientation speed [rad/s], UR ``movej``'s ``v`` [rad/s], UR ``a`` [m/s^2 or rad/s^2]
+        (``inf`` where none), a stated time [s] (RAPID ``\\T``, UR ``t=``) or ``None``.
     """
 
     instruction: str
@@ -147,16 +138,15 @@ class RobotProgram:
     language, path, text
         ``"rapid"`` or ``"urscript"``; the file; its text decoded as ISO-8859-1.
     steps
-        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them (consecutive runs joined); a motion
-        run twice appears twice, with the same spans.
+        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them (consecutive runs joined).
     unsupported, notes
-        What cannot be followed exactly, and what a user should know besides, with their place.
+        What cannot be followed exactly, and what a user should know besides.
     entry, newline
-        The routine(s) one cycle runs; the file's line end, for inserted lines.
+        The routine(s) one cycle runs; the file's line end.
     extra
-        The readers' facts for later steps (``per_pass``, ``conditional``, ``confdata_free``, call sites).
+        The readers' facts for later steps (``per_pass``, ``confdata_free``, call sites).
     modules
-        The task's other files followed into (RAPID ``--module``), ``(path, text)``: :attr:`files` ``1, 2, ...``.
+        The task's other files (RAPID ``--module``), ``(path, text)``: :attr:`files` ``1, 2, ...``.
     """
 
     language: str
@@ -171,7 +161,6 @@ class RobotProgram:
     modules: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        # consecutive runs held as one (a statement's run of one row is two dozen small arrays)
         groups = itertools.groupby(self.steps, key=lambda step: isinstance(step, MotionRun))
         object.__setattr__(self, "steps", tuple(step for is_run, group in groups for step in (
             [_concatenate(list(group)).compact()] if is_run else group)))
@@ -214,20 +203,18 @@ class MotionRun:
     Attributes
     ----------
     instruction, kind, n_points, statement, name, file
-        Per motion ``(r,)``: as written, the code of its kind in :data:`KINDS`, its number of points, spans
-        ``(r, 4)``, the file of the statement.
+        Per motion ``(r,)``: as written, the code of its kind in :data:`KINDS`, its points, spans ``(r, 4)``, file.
     tcp_speed, orientation_speed, joint_speed, acceleration, duration_s
         Per motion ``(r,)``, SI (``duration_s`` NaN for none).
     text, argument, text_file
         Per point: spans ``(p, 4)``, and the file of ``text`` ``(p,)``.
     T_world_tcp, q, q_len
-        ``(p, 4, 4)`` [m] (NaN for a joint target), ``(p, w)`` joint angles [rad] (NaN for a Cartesian target), how
-        many are written ``(p,)`` (0: Cartesian).
+        ``(p, 4, 4)`` [m] (NaN for a joint target), ``(p, w)`` joints [rad] (NaN for a Cartesian target), how many
+        are written ``(p,)`` (0: Cartesian).
     confdata, has_confdata, quat
         ``(p, 4)`` integers (where ``has_confdata``), ``(p, 4)`` quaternions (NaN for none).
     frames, frame, held
-        The distinct ``(T_world_frame, T_flange_tcp)`` pairs, each point's index into them ``(p,)``, and
-        :attr:`Point.held` ``(p,)``.
+        The distinct ``(T_world_frame, T_flange_tcp)`` pairs, each point's row ``(p,)``, :attr:`Point.held` ``(p,)``.
     extax, name_of_point, whole_argument
         Per point, tuples as in :class:`Point`.
     """
@@ -264,12 +251,10 @@ class MotionRun:
 
     @classmethod
     def of_columns(cls, points: Sequence[Point] | None = None, **columns) -> MotionRun:
-        """The one builder of a run: the columns given (at least ``instruction``, ``kind``, ``statement``, ``name``,
-        and ``text``, ``T_world_tcp``, ``q``, ``frames`` or ``points``), each other its default: a point a motion,
-        no speed, time, confdata, quaternion, name or external axes, the argument the text, the first frame, file 0.
-        One statement's motion: ``kind`` by name, ``instruction`` a string, ``statement`` and ``name`` a
-        :class:`Span` each, ``points`` its resolved :class:`Point` values in place of the point columns; a motion
-        column may be given as one value for every row."""
+        """The one builder of a run: the columns given, each other its default (a point a motion, no speed, time,
+        confdata, quaternion, name or external axes, the argument the text, the first frame, file 0); a motion
+        column may be one value for every row. One statement's motion: ``kind`` by name, ``instruction`` a string,
+        ``statement`` and ``name`` a :class:`Span` each, and its :class:`Point` values as ``points``."""
         if points is not None:  # (one statement's)
             columns |= point_columns(points) | {"kind": np.array([_KIND_CODE[columns["kind"]]], dtype=np.int8),
                                                 "instruction": (columns["instruction"],)}
@@ -347,8 +332,7 @@ class MotionRun:
         return MotionRun(**out)
 
     def compact(self) -> MotionRun:
-        """The run with each array column whose rows are all alike held as one row, broadcast (read only): a bulk
-        lane's thousands of motions of one kind, speed, tool and work object hold each of those once."""
+        """The run with each array column whose rows are all alike held as one row, broadcast (read only)."""
         out = {}
         for f in dataclasses.fields(self):
             a = getattr(self, f.name)
@@ -359,8 +343,7 @@ class MotionRun:
         return dataclasses.replace(self, **out) if out else self
 
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
-        """The bulk lane's split of its rows: ``(first, end, run)`` for each stretch of ``regular`` motions (its
-        rows of this run), ``(first, end, None)`` for each stretch between (statements the general rules run)."""
+        """``(first, end, run)`` of each stretch of ``regular`` motions, ``(first, end, None)`` of each between."""
         edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2)).tolist()
         return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)).compact())
                 for a, b in zip(edges[:-1], edges[1:])]
@@ -373,12 +356,9 @@ _MOTION_FIELDS = frozenset(("instruction", "kind", "n_points", "statement", "nam
 
 @dataclass(frozen=True, eq=False)
 class ProgramColumns:
-    """A whole program as arrays (:attr:`RobotProgram.columns`): the columns of every motion and point in order.
-
-    ``run``: a :class:`MotionRun` of all motions; ``motion_steps`` ``(M,)``
-    the index of each motion among the program's steps, a run's motions one step each; ``wait_seconds``
-    ``(S,)`` each step's wait [s] (0 for a motion); ``T_flange_tcp`` ``(m, 4, 4)`` each point's tool.
-    """
+    """A whole program as arrays (:attr:`RobotProgram.columns`): ``run``, a :class:`MotionRun` of all motions;
+    ``motion_steps`` ``(M,)`` each motion's index among the steps (a motion a step); ``wait_seconds`` ``(S,)`` each
+    step's wait [s] (0 for a motion); ``T_flange_tcp`` ``(m, 4, 4)`` each point's tool."""
 
     run: MotionRun
     motion_steps: np.ndarray
@@ -387,11 +367,11 @@ class ProgramColumns:
 
     @property
     def T_flange_tcp(self) -> FloatArray:
-        return self.frame_table(1)[self.run.frame]  # (built on each call: the table is what the program holds)
+        return self.frame_table(1)[self.run.frame]
 
     def frame_table(self, which: int) -> FloatArray:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
-        ``run.frame[i]`` (a transform of each computed once serves every point)."""
+        ``run.frame[i]``."""
         return np.stack([f[which] for f in self.run.frames]) if self.run.frames else np.zeros((0, 4, 4))
 
     def statement_of_step(self, k: int) -> Span:
@@ -431,9 +411,7 @@ def point_columns(points: Sequence[Point]) -> dict:
     p = len(points)
     q = np.full((p, max((len(pt.q) for pt in points if pt.is_joint), default=0)), np.nan)
     T, quat = np.full((p, 4, 4), np.nan), np.full((p, 4), np.nan)
-    pairs: dict = {}  # (each distinct pair of arrays once, in order of first appearance)
-    frame = [pairs.setdefault((id(pt.T_world_frame), id(pt.T_flange_tcp)),
-                              (len(pairs), (pt.T_world_frame, pt.T_flange_tcp)))[0] for pt in points]
+    frame, frames = _distinct((pt.T_world_frame, pt.T_flange_tcp) for pt in points)
     for i, pt in enumerate(points):
         if pt.is_joint:
             q[i, :len(pt.q)] = pt.q
@@ -448,22 +426,19 @@ def point_columns(points: Sequence[Point]) -> dict:
         T_world_tcp=T, q=q, q_len=np.array([len(pt.q) if pt.is_joint else 0 for pt in points], dtype=np.int64),
         confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
         has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
-        frames=tuple(pair for _, pair in pairs.values()), frame=np.array(frame, dtype=np.int64),
+        frames=frames, frame=frame,
         extax=tuple(pt.extax for pt in points), name_of_point=tuple(pt.name for pt in points),
         whole_argument=tuple(pt.whole_argument for pt in points), quat=quat,
         held=np.array([pt.held for pt in points], dtype=bool), text_file=np.array([pt.file for pt in points], dtype=np.int64))
 
 
 def _concatenate(runs: list[MotionRun]) -> MotionRun:
-    """The runs end to end; their frames made one table (a pair of the same arrays once)."""
+    """The runs end to end; their frames made one table."""
     if len(runs) == 1:
         return runs[0]
-    pairs: dict = {}  # (ids of a pair of arrays) -> its row in the table, the pair
-    frame = []
-    for r in runs:
-        rows = [pairs.setdefault((id(a), id(b)), (len(pairs), (a, b)))[0] for a, b in r.frames]
-        frame.append(np.array(rows or [0], dtype=np.int64)[r.frame])
-    out: dict = {"frames": tuple(pair for _, pair in pairs.values()), "frame": np.concatenate(frame)}
+    rows, frames = _distinct(pair for r in runs for pair in r.frames)
+    ends = np.cumsum([len(r.frames) for r in runs]).tolist()
+    out: dict = {"frames": frames, "frame": np.concatenate([rows[e - len(r.frames):e][r.frame] for r, e in zip(runs, ends)])}
     width = max(r.q.shape[1] for r in runs)
     for f in dataclasses.fields(MotionRun):
         values = [getattr(r, f.name) for r in runs]
@@ -472,6 +447,13 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
         if f.name not in out:
             out[f.name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
     return MotionRun(**out)
+
+
+def _distinct(pairs) -> tuple[np.ndarray, tuple]:
+    """Each pair of arrays' row among the distinct pairs (by identity, in order of first appearance), and those."""
+    table: dict = {}
+    rows = [table.setdefault((id(a), id(b)), (len(table), (a, b)))[0] for a, b in pairs]
+    return np.array(rows, dtype=np.int64), tuple(pair for _, pair in table.values())
 
 
 def _empty() -> MotionRun:
@@ -488,8 +470,7 @@ def newline_of(text: str) -> str:
 
 
 class TextLines:
-    """1-based line and column of character offsets in a text, as lark counts them (a reader's spans and
-    messages), from the offsets of its line ends, found when first asked for."""
+    """1-based line and column of character offsets in a text, as lark counts them."""
 
     def __init__(self, text: str) -> None:
         self._text = text
@@ -497,7 +478,7 @@ class TextLines:
     @functools.cached_property
     def _table(self) -> np.ndarray:
         """-1, then the offset of every ``\\n``: the line of offset ``pos`` is ``searchsorted(table, pos)``."""
-        codes = np.frombuffer(self._text.encode("latin-1", errors="replace"), dtype=np.uint8)  # (a byte a character)
+        codes = np.frombuffer(self._text.encode("latin-1", errors="replace"), dtype=np.uint8)
         return np.concatenate([np.array([-1], dtype=np.int64), np.flatnonzero(codes == 10)])
 
     def arrays(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,5 @@
-"""What a program's compensation writes and for which time: :class:`ProgramOptions`, checked once.
-
-The time forms (a snapshot, ``--timed``, ``--time-indexed``), the output form, the policies for unsupported
-constructs and joint targets, and the minutes of a time-indexed program (:func:`indexed_minutes`).
-docs/programs.md.
+"""What a program's compensation writes and for which time (:class:`ProgramOptions`), and the minutes of a
+time-indexed program (:func:`indexed_minutes`). docs/programs.md.
 """
 
 from __future__ import annotations
@@ -25,30 +22,25 @@ class ProgramOptions:
     ----------
     output
         ``"filtered"`` (default): every target becomes the pose the nominal controller must be given so the warm
-        robot reaches the true target (RAPID confdata from the corrected joints); ``"joints"``: every target becomes
-        a joint target (``MoveAbsJ`` / ``movej``).
+        robot reaches the true target; ``"joints"``: a joint target (``MoveAbsJ`` / ``movej``).
     at_minute
         Snapshot: the program compensated for this minute [min]. ``None`` and no other time form: the full table
         (the stabilised robot).
     timed
-        Each motion compensated at the minute the timing estimate gives it (one cycle: a long single run such as a
-        print).
+        Each motion compensated at the minute the timing estimate gives it (one cycle).
     indexed_minutes
-        Time-indexed program: corrections for each of these minutes [min], picked from the controller's clock while
-        it runs (:func:`~thermocomp.programs.compensate.write_program`).
+        Time-indexed program: corrections for each of these minutes [min], picked from the controller's clock.
     timing
         Cycles, duration, measured cycle time.
     unsupported
         ``"refuse"`` (default): a construct that cannot be followed stops the run, nothing written; ``"keep"``: it
         is left as written, with a warning.
     rapid
-        How a RAPID program is read: the task's other modules, the entry routine, the bound on
-        unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to URScript too).
+        How a RAPID program is read (:class:`~thermocomp.programs.rapid.RapidOptions`; its bound on unrolled motions
+        applies to URScript too).
     joint_targets
-        ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej`` of a joint list: home and via
-        positions) are left as written and listed in the report; ``"compensate"``: compensated as the other targets
-        (their pose is the nominal FK of their joints); one that cannot be (UR's home at full stretch with a growing
-        arm) is then left as written with a note instead of failing the program.
+        ``"keep"`` (default): joint targets (home and via positions) are left as written and listed in the report;
+        ``"compensate"``: compensated as the other targets (one that cannot be is left as written with a note).
     """
 
     output: str = "filtered"
@@ -88,7 +80,7 @@ MAX_INDEXED_ENTRIES = 2_000_000
 
 
 def _round_up(value: float, digits: int = 3) -> float:
-    """``value`` rounded up to ``digits`` significant digits (a suggested bound must itself pass it)."""
+    """``value`` rounded up to ``digits`` significant digits."""
     scale = 10.0 ** (np.floor(np.log10(value)) - digits + 1)
     return float(np.ceil(value / scale * (1 - 1e-12)) * scale)
 
@@ -99,9 +91,8 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
     Raises
     ------
     ConfigurationError
-        ``step_min`` out of its range (:data:`~thermocomp.programs.timing.OPTION_RANGES`), a static law (nothing changes
-        with time), or more than :data:`MAX_INDEXED_SETS` sets (naming the
-        smallest step that fits).
+        ``step_min`` out of its range (:data:`~thermocomp.programs.timing.OPTION_RANGES`), a static law, or more than
+        :data:`MAX_INDEXED_SETS` sets (naming the smallest step that fits).
     """
     check_option("--time-indexed", step_min)
     if isinstance(time_law, Static):

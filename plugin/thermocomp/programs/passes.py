@@ -1,13 +1,11 @@
 """Targets that differ from pass to pass of a loop whose count the file fixes: a table of corrected targets each.
 
-A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target reads
-data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30``) runs a known target each
-pass, but its text is one. The readers give each pass's motion as a motion of its own and name such texts in
+A motion in a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target reads
+data the loop steps runs a known target each pass, but its text is one. The readers name such texts in
 ``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
-corrected targets in the order one cycle runs them, indexed by a counter advanced in a statement before the motion
-(:func:`table_edits`: a motion run again after a stop does not advance it twice; moving the program pointer to
-main resets it). docs/programs.md, "Targets that differ from pass to pass". A time-indexed program's tables are
-written alike, one entry a minute of its grid, indexed by the controller's clock (:func:`clock_tables`).
+corrected targets in the order one cycle runs them, indexed by a counter advanced before the motion
+(:func:`table_edits`; docs/programs.md, "Targets that differ from pass to pass"). A time-indexed program's tables
+are written alike, one entry a minute, indexed by the controller's clock (:func:`clock_tables`).
 """
 
 from __future__ import annotations
@@ -27,16 +25,15 @@ from thermocomp.programs import calls
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram
 
-#: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
-#: bound); beyond it the reader refuses the motion naming its line and this bound.
+#: The most runs of one text a cycle may hold (the entries of one table, some 120 bytes each); past it the motion is
+#: refused naming its line and this bound.
 MAX_PASSES = 10_000
 
 
 def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
-    that differ from pass to pass, where each is an inline target or an expression at its motion. Else (one is a
-    declaration's: its text is one value) nothing is recorded and the first motion whose text an earlier pass
-    needed with another target is returned: one text cannot serve every pass."""
+    that differ from pass to pass, each an inline target or an expression at its motion; else (one is a
+    declaration's) record nothing and return the first motion whose text an earlier pass needed otherwise."""
     differing = calls.differing_texts(steps)
     if not all(np.array_equal(run.text[i], run.argument[i]) for run, i in differing.values()):
         return calls._motion_of_point(*next(iter(differing.values())))
@@ -48,7 +45,7 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
 @dataclass(frozen=True, eq=False)
 class Calls:
     """The calls with arguments (:data:`.calls.Call` each, in the order they run) whose runs of a text at its motion
-    need differing targets: that text's table is walked call by call, as a loop's is pass by pass."""
+    need differing targets: its table is walked call by call."""
 
     calls: tuple
 
@@ -72,10 +69,9 @@ def _table_note(what: str, lines: str, unit: str) -> str:
 
 
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
-    """Record in ``per_pass`` (text ``(start, end)`` -> :class:`Calls`) the texts at their motions (inline, or an
-    expression such as ``Offs(p, 0, 0, 50)``) that the calls of their routine (``in_call``: a step's id -> the call
-    with arguments that ran it) need with differing targets (the texts that would clash, :meth:`.calls.Texts.finished`): a
-    table each, as a loop's."""
+    """Record in ``per_pass`` (text ``(start, end)`` -> :class:`Calls`) the texts at their motions that the calls
+    of their routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets:
+    a table each, as a loop's."""
     frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     for step in steps if frozen else ():
@@ -90,8 +86,7 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
 
 def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
     """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
-    ``steps`` write as tables (``per_pass``'s, where a motion of ``steps`` still runs them): a table replaces its
-    whole text, so ``Offs(p, 0, 0, 50)`` written so reads ``p`` no more."""
+    ``steps`` write as tables (``per_pass``'s): a table replaces its whole text."""
     if not per_pass:
         return
     spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
@@ -107,17 +102,15 @@ def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
 
 def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
            cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
-    """The per-pass texts (:func:`take`) the written program can hold: each motion of such a text runs in the
-    cycle's fixed order (none at a line of ``conditional``, the motions under a construct whose course is known only
-    while running: a counter would lose its place), not both before the production loop (from step ``cycle_start``
-    on, one cycle a pass: what stands before runs once) and in it, and at most :data:`MAX_PASSES` times.
+    """The per-pass texts (:func:`take`) the written program can hold: each of its motions runs in the cycle's
+    fixed order (at no line of ``conditional``), not both before the production loop (step ``cycle_start``) and in
+    it, in the program's own module, at most :data:`MAX_PASSES` times.
 
     Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
-    refused (at its first motion, naming the reason) and a note at each loop (``location(loop)`` its line and
-    column) saying how the taken ones are written and timed.
+    refused (at its first motion) and a note at each loop (``location(loop)``: its line and column).
     """
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
-    elsewhere = set()  # the texts that stand, or whose motion stands, in another module of the task
+    elsewhere = set()  # the texts (or their motions) in another module of the task
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
             rows = step.row_of_points().tolist()
@@ -182,8 +175,7 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
 
 
 def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
-    """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
-    the first such motion's line."""
+    """Refuse the joints form and the time-indexed program where a per-pass table is written, naming its line."""
     found = groups(prog) if output == "joints" or indexed else {}
     if not found:
         return
@@ -198,9 +190,8 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                 is_joint: np.ndarray, status: np.ndarray) -> tuple[list[w.Edit], list[str]]:
     """Write the per-pass texts ``found`` (:func:`groups`) as tables of ``values`` (each point's new text): each run's
     value becomes its table's lookup. A table is written whole or not at all: a text with a run without a value is
-    left as written (``None``), with a note where its passes were compensated only in part (``status`` ``(m,)``: the
-    failed ones are listed as failures), and so is each declared target it reads, with a note (:func:`drop_tabled`
-    let its declaration be rewritten for the table's sake, and the text left as written would move by it).
+    left as written, with a note where its passes were compensated in part (``status`` ``(m,)``), and so is each
+    declared target it reads, with a note.
 
     Returns the edits declaring the tables and advancing their counters, and the notes.
     """
@@ -264,8 +255,8 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
 def clock_tables(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],
                  values: list[str | None]) -> list[str]:
     """The declarations of a time-indexed program's tables: each point of ``written`` gets the table of its texts in
-    ``versions`` (one array a minute of the grid; points with the same texts share one) and reads the entry of the
-    clock's minute (its ``values``); ``joint`` ``(m,)``: the points written as joints."""
+    ``versions`` (one array a minute; points with the same texts share one), its lookup in ``values``; ``joint``
+    ``(m,)``: the points written as joints."""
     rapid = prog.language == "rapid"
     # each version's texts of the points written (URScript: the numbers alone, without their brackets)
     entries = [(texts if rapid else pc.replace_substring_regex(texts, r"^p?\[|\]$", "")).to_pylist() for texts in versions]
@@ -346,9 +337,7 @@ def clock_edits(prog: RobotProgram, declarations: list[str], K: int, step: float
 
 def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
     """The statement advancing ``counter`` before the motion statement at ``start``: on a line of its own with the
-    motion's indentation, or before it on its line (URScript: several statements a line; RAPID: after a label);
-    refused where the motion is the statement of a RAPID compact ``IF`` (a statement inserted there would run
-    unconditionally)."""
+    motion's indentation, or before it on its line; refused after a RAPID compact ``IF``."""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]

@@ -1,12 +1,9 @@
 """Read an ABB RAPID module: its motions in the order the controller runs them, with their source spans.
 
-The text is parsed by lark (``rapid.lark``, LALR: the RAPID kernel's language, every module of a file, runs of
-plain motion statements as one ``MOVES`` token each) and walked from the entry routine (``main`` or
-:attr:`RapidOptions.entry`) by :class:`_Walker`, whose parts are mixed in: data and expressions
-(:mod:`.rapid_data`), control flow (:mod:`.rapid_flow`), routines and calls (:mod:`.rapid_calls`), motions
-(:mod:`.rapid_motions`). The task's other modules (:attr:`RapidOptions.modules`) give declarations and routines,
-never walked or written. What cannot be followed exactly is an *unsupported* finding with its line and column.
-docs/programs.md lists what is read.
+The text is parsed by lark (``rapid.lark``: runs of plain motion statements are one ``MOVES`` token each) and walked
+from the entry routine by :class:`_Walker`, whose parts are mixed in: data and expressions (:mod:`.rapid_data`),
+control flow (:mod:`.rapid_flow`), routines and calls (:mod:`.rapid_calls`), motions (:mod:`.rapid_motions`). What
+cannot be followed exactly is an *unsupported* finding with its line and column (docs/programs.md).
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z)``; everything returned is SI
 (docs/conventions.md).
@@ -89,17 +86,13 @@ def rapid_parser() -> Lark:
 
 
 def parse_rapid_text(text: str, path: str) -> Tree:
-    """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column.
-
-    Runs of plain motion statements are ``moves`` nodes of one ``MOVES`` token each (rapid.lark).
-    """
+    """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column."""
     return parse_program(rapid_parser(), text, path, "RAPID", lambda run: re.match(_NAME, run)[0],  # type: ignore[index]
                          _BLOCKS, _BLOCK_ENDS)
 
 
-#: The keywords that open a RAPID block (True: the block's name follows, as in ``PROC main``; a FUNC's type comes
-#: first) and those that close one: a file cut off inside one is told which (RAPID kernel, "Routine declarations",
-#: "Module declarations", and RAPID Instructions: IF, WHILE, FOR, TEST).
+#: The keywords that open a RAPID block (True: its name follows) and those that close one: a file cut off inside
+#: one is told which.
 _BLOCKS = {"MODULE": True, "PROC": True, "FUNC": False, "TRAP": True, "RECORD": True, "IF": False, "WHILE": False,
            "FOR": False, "TEST": False}
 _BLOCK_ENDS = frozenset(f"END{kind}" for kind in _BLOCKS)

@@ -1,8 +1,5 @@
-"""RAPID routines and calls: what a routine may do (:class:`Summary`), the entry routine, calls of the task's
-routines and RAPID's instructions, their arguments bound to parameters, targets written at call sites.
-
-Mixed into the walker of :mod:`thermocomp.programs.rapid` under its control flow (:mod:`.rapid_flow`).
-"""
+"""RAPID routines and calls: what a routine may do (:class:`Summary`), the entry routine, calls of routines and
+instructions, arguments bound to parameters, targets written at call sites (a mixin of :mod:`.rapid_flow`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -33,23 +30,20 @@ from thermocomp.programs.rapid_data import (
     span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
+from thermocomp.programs.rapid_scope import declared_name
 
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset("WaitDI WaitDO WaitAI WaitAO WaitGI WaitGO WaitUntil WaitSyncTask WaitTestAndSet".lower().split())
 
-#: Instructions that change how the motions after them run (speed, configuration checks): followed in order, so
-#: a branch holding one is not passed over.
+#: Instructions that change how the motions after them run (speed, configuration checks).
 MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 
-#: Instructions that move the robot or change how it moves; that neither move it nor change data a motion reads.
+#: Instructions that move the robot or change how it moves; ``_AXES`` but those that move no axis themselves.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
-#: ... but for those that stop, store or end a path or a cycle and move no axis themselves (in a task with no other
-#: instruction that moves, such as a socket task whose TRAP holds ExitCycle, they change no point).
 _AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath"))
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
-#: The instructions thermocomp knows: a call of any other name that no module of the task declares is a routine
-#: found nowhere (:meth:`_Calls.found_nowhere`).
+#: The instructions thermocomp knows (any other name no module declares is found nowhere).
 _KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime",))
 
 #: How a call of a ``LOCAL PROC`` that two other modules of the task declare is refused.
@@ -61,7 +55,7 @@ _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 
 def _declared_key(decl: Tree) -> str:
     """The name (lower case) a ``data_decl`` or a ``param`` declares."""
-    return str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+    return str(declared_name(decl)).lower()
 
 
 def _body(routine: Tree) -> Tree:
@@ -70,33 +64,25 @@ def _body(routine: Tree) -> Tree:
 
 
 class Summary(Visitor):
-    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees
-    (lark calls the method named by each rule); a call is followed through the called routine's summary.
+    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees;
+    a call is followed through the called routine's summary.
 
     Attributes
     ----------
     blocker : str | None
-        The first thing that moves the robot or changes how later motions run (a motion, a mode instruction, a
-        ``GOTO``, a late call, an assignment to a parameter, recursion), with its line; a routine found nowhere is
-        none (:meth:`_Calls.found_nowhere`).
-    blocker_at_call : str | None
-        The same but its own assignments to its parameters, which a call maps to the data named there (:meth:`_merge`).
+        The first thing that moves the robot or changes how later motions run, with its line;
+        ``blocker_at_call`` the same but its assignments to its own parameters.
     motion : str | None
         The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
-    assigns : set[str]
-        The data (lower-case names) it may give a value, its own too: assignments, arguments written (``Incr``,
-        ``StrToVal``, a search's found point), what the routines it calls assign but their own data.
+    assigns, changed : set[str]
+        The data (lower case) it may give a value, and of those the data of others (and its TRAPs').
     local : frozenset[str]
-        A routine's own data and parameters; ``written``: the places of the required parameters and the names of
-        the optional ones it assigns (as :data:`.rapid_data.WRITES`).
-    changed : set[str]
-        The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
+        A routine's own data and parameters; ``written``: the parameters it assigns (as :data:`.rapid_data.WRITES`).
     mutates : bool
         Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
-    calls : set[str]
-        The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
-    passed : set[str]
-        The data passed whole (or a part of one) to what it calls but passive instructions.
+    calls, passed : set[str]
+        The names it calls, evaluates or connects (``late``: a late-bound call); the data passed whole (or a part of
+        one) to what it calls but passive instructions.
     """
 
     def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
@@ -121,8 +107,7 @@ class Summary(Visitor):
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
     def _merge(self, inner: Summary, sub: Tree) -> Summary:
-        """What the routine ``sub`` calls changes and assigns added (the parameters it assigns, passed by reference:
-        the caller's data named there); ``inner``, its summary."""
+        """What ``sub`` (a call, ``inner`` its routine's summary) changes and assigns added."""
         self.changed |= inner.changed
         self.assigns |= inner.assigns - inner.local
         self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *inner.written))
@@ -244,7 +229,7 @@ class _Calls(calls.Texts):
             self._routines_run.pop()
 
     def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``%"name"% args;``: the call of the routine named, where the name is known before running."""
+        """``%"name"% args;`` whose name is known before running."""
         try:
             name, _ = self.evaluate_typed(statement.children[0], local)
         except _Unsupported:
@@ -258,8 +243,7 @@ class _Calls(calls.Texts):
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
     def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``CONNECT intno WITH trap;``: the TRAP runs at times known only while running. One that moves the robot or
-        changes how it moves is unsupported; what another assigns is known only while running from here on."""
+        """``CONNECT intno WITH trap;``: a TRAP that moves nothing; what it assigns is changed from here on."""
         name = str(statement.children[-1])
         trap = self.traps.get(name.lower())
         if trap is None:
@@ -274,8 +258,7 @@ class _Calls(calls.Texts):
                                   "from here on", *_location(statement), self.file))
 
     def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
-        """What ``node`` (a routine, a statement or a body) may do (:class:`Summary`), found once a node; a routine
-        called again while being summarised (``calling``) is recursion."""
+        """:class:`Summary` of ``node``, found once; a routine in ``calling`` is recursion."""
         if id(node) not in self._summaries:
             if node.data in ("proc", "func", "trap"):
                 calling |= {self._routine_name(node).lower()}
@@ -288,9 +271,8 @@ class _Calls(calls.Texts):
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
                        statement: Tree | None = None) -> dict[str, _Data]:
-        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named by reference,
-        any other value evaluated in the caller's scope); RAPID's own checks are errors naming the call. ``local``
-        None: a call whose arguments are known only while running, every parameter without a value."""
+        """The scope a call of ``routine`` starts with, each parameter bound to its argument (``local`` None:
+        arguments known only while running, no parameter has a value)."""
         positional, optional = self.split_args(call_args)
         required, optional_params = self.signature(routine)
         if local is not None and len(positional) != len(required):
@@ -312,8 +294,7 @@ class _Calls(calls.Texts):
         return scope
 
     def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
-        """A routine's required parameters in written order and its optional ones by lower-case name, each as its
-        type's and its name's tokens."""
+        """A routine's required parameters in order and its optional ones by name, each its type and name tokens."""
         required, optional = [], {}
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in self._params_of(routine):
@@ -334,8 +315,7 @@ class _Calls(calls.Texts):
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
-        """The datum parameter ``param`` of ``routine`` is bound to by argument ``node``; a datum named, or a target
-        written there, is recorded in :attr:`_passed` (with the routine's span in the task's offsets)."""
+        """The datum ``param`` of ``routine`` is bound to by argument ``node`` (recorded in :attr:`_passed`)."""
         at, span = self.routine_file(routine) << 40, span_of(routine)
         passed = span._replace(start=at + span.start, end=at + span.end), str(param).lower()
         if isinstance(node, Tree) and node.data == "name":
@@ -346,16 +326,15 @@ class _Calls(calls.Texts):
             return data
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
         if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
-            # a target written at the call site: written there when the routine reads the parameter only as motions'
-            # points (:class:`.calls.Texts`, the literal's offset standing for a name passed on)
+            # a target written at the call site: written there (:class:`.calls.Texts`)
             self._passed[self.file_key + span_of(node).start] = passed
             return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
 
     def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
                           T_flange_tcp: FloatArray, held: bool) -> Point | None:
-        """The point of a motion's target ``Offs``/``RelTool`` (nested) of a parameter bound to a target written at the
-        call site: that target's text, the result as the pose, the expression as the argument; else None."""
+        """The point of ``Offs``/``RelTool`` (nested) of a parameter bound to a target written at the call site: its
+        text that target's, the expression the argument; else None."""
         layers, inner = [], node
         while isinstance(inner, Tree) and inner.data == "func_call" and len(inner.children) > 1 \
                 and str(inner.children[0]).lower() in ("offs", "reltool"):
@@ -379,8 +358,8 @@ class _Calls(calls.Texts):
 
     @functools.cached_property
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The names of the data some statement of the task may change (given a value, or passed whole to a routine,
-        which may assign its parameter), and of those it gives a value; from the routines' summaries, once."""
+        """The data some statement of the task may change (given a value or passed to a routine), and those given a
+        value."""
         found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
         given = frozenset().union(*(f.assigns for f in found))
         return given.union(*(f.passed for f in found)), given
@@ -430,8 +409,7 @@ class _Calls(calls.Texts):
             self._late_nowhere.setdefault(key, (self.file, statement))
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file; a
-        parameterless routine that calls itself (``main;`` restarting the cycle) is followed twice, not deeper."""
+        """A call of the task's PROC ``name``, run in its own module's file; a parameterless recursion twice."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
@@ -472,17 +450,13 @@ class _Calls(calls.Texts):
                 self._in_call[id(step)] = (name, span_of(statement), self.file)
 
     def found_nowhere(self, key: str) -> bool:
-        """Whether a call of ``key`` (lower case) names a routine that no module of the task declares and that is no
-        instruction thermocomp knows (a gripper's, a process's or a logging routine kept in a module not given)."""
+        """Whether ``key`` names no routine of the task and no instruction thermocomp knows."""
         return key not in _KNOWN and key not in self.procs and key not in self.funcs \
             and ("proc", key) not in self.foreign_local
 
     def note_found_nowhere(self, entry: list[Tree]) -> tuple[tuple[str, int, int, int], ...]:
-        """One note for each routine found nowhere that the routines a cycle may run call (those run, and what they
-        call, evaluate or connect), or a late-bound call ran: its name, its first call, how many calls, and what its
-        calls' being passed over assumes (:meth:`run_call`). Returns ``(name, file, line, column)`` of each such
-        call the ``entry`` routines make themselves, in order (``RobotProgram.extra["nowhere"]``: a cycle that runs
-        no motion is refused naming them, :func:`.read.read_checked`)."""
+        """A note for each routine found nowhere that a cycle may call; returns ``(name, file, line, column)`` of each
+        such call the ``entry`` routines make (``RobotProgram.extra["nowhere"]``)."""
         sites: dict[str, list[tuple[int, Tree]]] = {}
         for routine in self._reach[0].values():
             for call in routine.find_data("call"):
@@ -504,8 +478,8 @@ class _Calls(calls.Texts):
         return tuple((name, file, line, column) for file, line, column, name in own)
 
     def entry_routines(self) -> list[Tree]:
-        """The entry routine (``--entry``, default ``main``); without a ``main``, or with an empty one (RobotStudio's
-        template), every parameterless PROC of the module that no routine calls, in file order (a note names them)."""
+        """The entry routine (``--entry``); without a ``main``, or an empty one, every parameterless PROC of the
+        module no routine calls, in file order."""
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
         own = found is not None and id(found) not in self.origin
@@ -537,12 +511,10 @@ class _Calls(calls.Texts):
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
-        names = [c for c in routine.children if isinstance(c, Token) and c.type == "NAME"]
-        return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
+        return str(declared_name(routine))
 
     def note_unvisited(self) -> tuple[tuple[str, int, int, int], ...]:
-        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions, line,
-        column)`` of each (where it is declared)."""
+        """A note for each routine not run that holds motions; ``(name, motions, line, column)`` of each."""
         unrun = []
         for routine in self.routines:
             name = self._routine_name(routine)
@@ -557,13 +529,12 @@ class _Calls(calls.Texts):
         return tuple(unrun)
 
     def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files, ``tree`` the program's (offsets keyed by file), but
-        inside the texts written as tables."""
+        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
-        reached = self._reached()  # (once for the task: a module's unrun spans are then linear in its own tree)
+        reached = None if self._reach[1] else set(self._reach[0])  # (once for the task)
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts, reached)
@@ -571,14 +542,15 @@ class _Calls(calls.Texts):
         return uses
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
-        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
-        a ``CONST`` (``consts``) in a PROC no cycle runs (not in ``reached``, :meth:`_reached`) is left out."""
+        """Add to ``uses`` each use of a name in ``tree``, the file being read, but a ``CONST``'s in a PROC not
+        ``reached``."""
         key = self.file_key
         size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
                      if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
                      and isinstance(call.children[1].children[0], Tree)
                      and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
-        unrun = self._unrun_spans(tree, reached)  # (what a routine no cycle runs reads cannot keep a declaration as written)
+        unrun = [] if reached is None else [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
+                                            if self._routine_name(r).lower() not in reached]
         for node in tree.find_data("name"):
             token = node.children[0]
             if token.start_pos not in size_only and not (str(token).lower() in consts
@@ -596,10 +568,7 @@ class _Calls(calls.Texts):
 
     @functools.cached_property
     def _reach(self) -> tuple[dict[str, Tree], bool]:
-        """The routines a cycle may run, by name (lower case): run by the walk, or called, connected or evaluated from
-        a routine it ran (a test routine of another module; the module's own routine before another module's of that
-        name); and whether one of them holds a late-bound call (then any routine may run). Found once, after the walk,
-        each routine once: linear in the task."""
+        """The routines a cycle may run, by name (lower case), and whether one holds a late-bound call; found once."""
         named = {self._routine_name(r).lower(): r for r in self.routines}
         reached: dict[str, Tree] = {}
         seen, todo, late = set(), list(self.visited), False
@@ -614,13 +583,3 @@ class _Calls(calls.Texts):
                 late = late or self.summary(routine).late
                 todo += self.summary(routine).calls
         return reached, late
-
-    def _reached(self) -> set[str] | None:
-        """The names of the routines a cycle runs (:attr:`_reach`); None when a late-bound call ran (any may)."""
-        reached, late = self._reach
-        return None if late else set(reached)
-
-    def _unrun_spans(self, tree: Tree, reached: set[str] | None) -> list[tuple[int, int]]:
-        """The spans of the PROCs of ``tree`` that no cycle runs (not in ``reached``; none when it is None)."""
-        return [] if reached is None else [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
-                                           if self._routine_name(r).lower() not in reached]

@@ -1,9 +1,5 @@
-"""RAPID control flow: the task's modules read, statements, branches, loops, the paths joined and the size bound.
-
-The walker of :mod:`thermocomp.programs.rapid` follows the entry routine statement by statement
-(:meth:`_Flow.run_body`); this module holds what decides the order and the passes (FOR loops, branches and loops,
-the joins of their paths, the size bound); its routines and calls are :mod:`.rapid_calls`'.
-"""
+"""RAPID control flow (:meth:`_Flow.run_body`): the task's modules read, statements, branches and loops, the joins of
+their paths, the size bound; routines and calls are :mod:`.rapid_calls`'."""
 
 from __future__ import annotations
 
@@ -95,12 +91,12 @@ class _Flow(_Calls):
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
-        for other in self.task.modules:
-            self.collect(other.tree, other)
-        self.collect(tree, None)
+        for file, other in enumerate(self.task.modules, 1):
+            self.collect(other.tree, other, file)
+        self.collect(tree, None, 0)
         self.declare_deferred()
         entry = self.entry_routines()
-        if entry:  # the body whose last statement may be the production loop (:meth:`run_while`)
+        if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
             self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
         self.check_size(entry)
@@ -120,8 +116,9 @@ class _Flow(_Calls):
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
-        if self.unsupported and not any(isinstance(s, MotionRun) for s in self.steps) and self._moves_nothing(tree):
-            self.notes.extend(self.unsupported)  # (a socket or I/O task: what it cannot follow changes no point)
+        if self.unsupported and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
+                self._motions_in(t, _AXES) for t in (tree, *(m.tree for m in self.task.modules))):
+            self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
             self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
@@ -136,11 +133,6 @@ class _Flow(_Calls):
                    "per_pass": per_pass, "statements_run": self.statements_run, **call_sites},
         )
 
-    def _moves_nothing(self, tree: Tree) -> bool:
-        """Whether no file of the task holds an instruction that moves an axis: a motion, or one of the unsupported
-        instructions other than those that only stop, store or end a path or a cycle (:data:`.rapid_calls._AXES`)."""
-        return not any(self._motions_in(t, _AXES) for t in (tree, *(m.tree for m in self.task.modules)))
-
     def file_of(self, path: str) -> int:
         """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
         return next(i for i, (p, _, _) in enumerate(self._files) if p == path)
@@ -151,8 +143,7 @@ class _Flow(_Calls):
 
     @contextlib.contextmanager
     def in_file(self, file: int) -> Iterator[None]:
-        """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there),
-        then the one before. Spans of a routine of another module are offsets in that module's text."""
+        """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there)."""
         before = (self.file, self.file_key, self.path, self.text, self.lines)
         path, text, lines = self._files[file]
         if lines is None:
@@ -164,11 +155,10 @@ class _Flow(_Calls):
         finally:
             self.file, self.file_key, self.path, self.text, self.lines = before
 
-    def collect(self, tree: Tree, module) -> None:
-        """The declarations and routines of this module (``module`` None) or of another module of the task, read in
-        its file (:meth:`in_file`); first what the controller refuses to load (:func:`.rapid_scope.check_module`)."""
+    def collect(self, tree: Tree, module, file: int) -> None:
+        """The declarations and routines of this module (``module`` None) or another of the task (task file
+        ``file``), after :func:`.rapid_scope.check_module`."""
         rapid_scope.check_module(tree, self.path if module is None else module.path)
-        file = 0 if module is None else self.file_of(module.path)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
         with self.in_file(file):
@@ -185,8 +175,7 @@ class _Flow(_Calls):
         """A data declaration of task file ``file`` (``foreign_local``: a ``LOCAL`` one of another module)."""
         key = _declared_key(item)
         if foreign_local and (key in self.module_data or key in self.foreign_local):
-            # (a LOCAL datum hidden from the task: its own module's code reads it, which the walk does not follow:
-            # :meth:`lookup` refuses a read of it there; so are two modules' own of one name)
+            # (hidden from the task: :meth:`lookup` refuses a read of it; so are two modules' own of one name)
             if key in self.foreign_local and key in self.module_data:
                 self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)
             self.hidden_local.setdefault(key, set()).add(file)
@@ -230,8 +219,7 @@ class _Flow(_Calls):
         table[name.lower()] = item
 
     def declare_deferred(self) -> None:
-        """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
-        known at once): declared again once all are, until no more gets a value."""
+        """The module data whose value reads a module read after it: declared again until no more gets a value."""
         while self._deferred:
             still = []
             for decl, file in self._deferred:
@@ -247,8 +235,7 @@ class _Flow(_Calls):
             self._deferred = still
 
     def declare_other(self, decl: Tree) -> None:
-        """A module datum of the task's file being read (:meth:`in_file`): its value may use the data of the modules
-        read before it, what a module reads while declaring its data is no read of a cycle."""
+        """A module datum of the file being read (:meth:`in_file`); another module's reads are no read of a cycle."""
         key = _declared_key(decl)
         if key in self.foreign_local or key in self.module_data and _is_local(decl):  # (another module's own of
             self.foreign_local.discard(key)  # this name: this module's reads its own; a LOCAL one here hides another
@@ -259,8 +246,7 @@ class _Flow(_Calls):
             self._first_read = first_read
 
     def check_size(self, entry: list[Tree]) -> None:
-        """The motions and waits the entry routine unrolls to, counted before any is followed: past ``max_motions``
-        the module is refused with the count (a few kilobytes of nested FOR loops can stand for 2^40 motions)."""
+        """Refuse the module when its entry unrolls to more than ``max_motions`` steps, counted before any runs."""
         limit = self.task.options.max_motions
         total = sum(self.cost(proc)[0] for proc in entry)
         if total > limit:  # (so there is an entry)
@@ -270,9 +256,8 @@ class _Flow(_Calls):
                              f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
-        """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
-        one) and how many statements the walk runs through it: every branch, a FOR loop's passes times its body (but
-        :meth:`quiet_loop`), a call the routine's (but one passed over, :meth:`run_call`); each routine once, recursion none."""
+        """At most how many steps ``node`` (a routine or a statement) unrolls to (a call at least one) and how many
+        statements the walk runs through it: every branch, FOR passes times the body, each routine once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -306,13 +291,12 @@ class _Flow(_Calls):
         return steps, min(statements, 2 ** 62)
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
-        """A FOR loop of ``passes`` passes of ``body`` (``statements`` a pass, :meth:`cost`) that moves nothing
-        (:attr:`Summary.blocker`) and would run more than :data:`MAX_QUIET_WORK` statements: not unrolled."""
+        """Whether a FOR loop that moves nothing would run more than :data:`MAX_QUIET_WORK` statements (not unrolled)."""
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
-        """A FOR loop's first value, step and number of passes (without STEP the counter counts by 1, or by -1 when
-        FROM is above TO); :class:`_Unknown` when its bounds are known only while running."""
+        """A FOR loop's first value, step (default 1, or -1 when FROM is above TO) and passes; :class:`_Unknown` when
+        its bounds are known only while running."""
         _, start_node, stop_node, *rest = statement.children
         try:
             start, stop = self._number(start_node, local), self._number(stop_node, local)
@@ -325,8 +309,7 @@ class _Flow(_Calls):
         return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
 
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A label (a ``GOTO`` target): what the routine may assign is known only while running from here on (a
-        ``GOTO`` may arrive from anywhere); its statements are followed in written order."""
+        """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
@@ -367,43 +350,24 @@ class _Flow(_Calls):
                     self.record_change(node, local)
 
     def mark_all(self, keys: set[str] | frozenset[str], node: Tree, statement: Tree, local: dict[str, _Data]) -> None:
-        """The data ``keys`` changed at run time from ``statement`` on (:meth:`mark_changed`), in the order ``node``
-        names them."""
+        """:meth:`mark_changed` of ``keys`` at ``statement``, in the order ``node`` names them."""
         for key in self._in_written_order(keys, node):
             self.mark_changed(key, statement, local)
 
     def _in_written_order(self, keys: set[str] | frozenset[str], node: Tree) -> list[str]:
-        """``keys`` (data names, lower case) in the order ``node`` first names them, then by name (the messages' order
-        must not follow a set's, which the hash seed decides)."""
+        """``keys`` in the order ``node`` first names them, then by name (not a set's order, which the hash seed sets)."""
         if id(node) not in self._written_order:
             first: dict[str, int] = {}
-            for token in (c for sub in node.iter_subtrees() for c in sub.children):  # (lark's scan_values yields
-                if isinstance(token, Token) and token.type == "NAME":  # through a generator a level: IF in IF)
+            for token in (c for sub in node.iter_subtrees() for c in sub.children):  # (not scan_values: recursive)
+                if isinstance(token, Token) and token.type == "NAME":
                     key = str(token).lower()
                     first[key] = min(first.get(key, token.start_pos), token.start_pos)
             self._written_order[id(node)] = (node, first)  # (node kept: its id stays its)
         first = self._written_order[id(node)][1]
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
-    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop, whose
-        every pass is one cycle (anywhere else what follows it would never run); any other as :meth:`run_if`."""
-        condition = statement.children[0]
-        if not (self._cycle_body is not None and statement is (self._cycle_body.children or [None])[-1]
-                and getattr(condition, "data", None) == "name" and str(condition.children[0]).lower() == "true"):
-            return self.run_if(statement, local, depth)
-        self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", *_location(statement),
-                                  self.file))
-        self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-        self._first_read = {}  # (what ran before it ran once: not a cycle's)
-        self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
-        self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
-        self._cycle_scopes[id(local)] = local
-        self.run_body(statement.children[1], local, depth)
-
     def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
-        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself), then of each
-        motion of its runs of plain motions."""
+        """``(instruction, offset)`` of each call of ``names`` inside ``node``, then of each motion of its runs."""
         found: list[tuple[str, int]] = []
         for sub in node.iter_subtrees():
             if sub.data == "call" and sub is not node and str(sub.children[0]).lower() in names:
@@ -415,8 +379,7 @@ class _Flow(_Calls):
         return found
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """Run one statement; one whose own expressions (not the bodies it holds) call a FUNC that moves the robot is
-        refused naming the motion."""
+        """Run one statement; one whose own expressions call a FUNC that moves the robot is refused."""
         run = _RUNS.get(statement.data)
         if run is None:
             raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
@@ -431,28 +394,37 @@ class _Flow(_Calls):
             raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
         run(self, statement, local, depth)
 
-    def run_moves_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        first = len(self.steps)
-        self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
-        self.note_conf(self.steps[first:])
-
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF``, ``TEST`` or ``WHILE`` runs the body the file decides (:meth:`decided_branch`), else each
-        (:meth:`run_unresolved`)."""
-        branch = self.decided_branch(statement, local)
+        """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
+        TRUE`` ending the (last) entry routine is the production loop, a pass a cycle."""
+        condition = statement.children[0]
+        if statement.data == "while_stmt" and self._cycle_body is not None and statement is (
+                self._cycle_body.children or [None])[-1] and getattr(condition, "data", None) == "name" \
+                and str(condition.children[0]).lower() == "true":
+            self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
+                                      *_location(statement), self.file))
+            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+            self._first_read = {}  # (what ran before it ran once: not a cycle's)
+            self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
+            self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
+            self._cycle_scopes[id(local)] = local
+            branch = statement.children[1]
+        else:
+            branch = self.decided_branch(statement, local)
         if branch is None:
             self.run_unresolved(statement, local, depth)
         else:
             self.run_body(branch, local, depth)
 
     def run_tagged(self, run) -> None:
-        """``run()`` (a motion statement, or a run of them), each motion it adds tagged with the data it read that a
-        condition or loop not resolved before running gave their value (:meth:`check_paths`)."""
+        """``run()`` (motions), each motion it adds tagged with the data it read that an unresolved construct gave a
+        value, and its configuration checks noted (:meth:`note_conf`)."""
         outer, self._reading, first = self._reading, {}, len(self.steps)
         try:
             run()
         finally:
             reading, self._reading = self._reading, outer
+        self.note_conf(self.steps[first:])
         if outer is not None:
             outer.update(reading)
         if reading:
@@ -461,8 +433,7 @@ class _Flow(_Calls):
                     self._tags[id(run)] = (run, {**self._tags.get(id(run), (None, {}))[1], **reading})
 
     def check_paths(self) -> None:
-        """A motion whose data a construct not resolved before running gave their value, and which runs with other
-        values on another path, is refused at its line naming the data and their assignments, left as written."""
+        """Refuse a motion whose data an unresolved construct gave and which runs with other values on another path."""
         if not self._tags:
             return
         tagged = {start for run, _ in self._tags.values() for start in run.statement[:, 0].tolist()}
@@ -510,16 +481,14 @@ class _Flow(_Calls):
             if isinstance(run, MotionRun) and id(run) not in kept:
                 keep = ~np.isin(run.statement[:, 0], list(refused))
                 kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
-                if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
-                    self._in_call[id(cut)] = self._in_call[id(run)]
-        steps = [kept.get(id(step), step) for step in self.steps]
-        for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
-            self._in_call.pop(old, None)
-        self.steps[:] = [step for step in steps if step is not None]
+                call = self._in_call.pop(id(run), None) if cut is not run else None
+                if cut is not None and call is not None:  # (its call kept)
+                    self._in_call[id(cut)] = call
+        self.steps[:] = [step for step in (kept.get(id(step), step) for step in self.steps) if step is not None]
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
-        """The body an ``IF`` or ``TEST`` runs when the file decides its conditions or its value and case values
-        (:meth:`_decided_value`), the empty body when none runs (a ``WHILE`` decided false); None when running decides."""
+        """The body an ``IF``, ``TEST`` or ``WHILE`` runs when the file decides it (:meth:`_decided_value`; an empty
+        one when none runs); None when running decides."""
         if statement.data == "while_stmt":
             return Tree("body", []) if self._decided_value(statement.children[0], local) is False else None
         bodies, exhaustive = self._bodies(statement)
@@ -544,8 +513,7 @@ class _Flow(_Calls):
         return bodies[-1] if exhaustive else Tree("body", [])
 
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
-        """The value of condition ``node`` (:meth:`evaluate`) if the file decides it: only the routine's own data and
-        data nothing in the task changes, all known, and the functions evaluated here; else None."""
+        """The value of condition ``node`` if it reads only known data nothing in the task changes; else None."""
         if not isinstance(node, Tree):
             return None
         declared = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
@@ -576,9 +544,8 @@ class _Flow(_Calls):
             return None
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each body
-        followed once, in written order, from the state its paths join to (:meth:`join`), what it may assign changed
-        from its start; a note names the motions compensated under it (:meth:`check_paths` refuses some)."""
+        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` decided only while running: each body followed once, in order,
+        from where the paths before join (:meth:`join`); a note names the motions compensated under it."""
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
@@ -590,8 +557,7 @@ class _Flow(_Calls):
             keys = self._in_written_order(keys, statement)
             names = list(dict.fromkeys([*keys, *(local[key].name.lower() for key in keys if key in local)]))
             before = self._snapshot(statement, names, local)  # (a parameter's name: the caller's data too)
-            for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
-                self.mark_changed(key, statement, local)
+            self.mark_all(keys, statement, statement, local)  # (a pass reads what the pass or cycle before left)
             conf_before, first = dict(self.conf_on), len(self.steps)
             bodies, exhaustive = self._bodies(statement)
             scope = local
@@ -622,8 +588,7 @@ class _Flow(_Calls):
 
     @staticmethod
     def _bodies(statement: Tree) -> tuple[list[Tree], bool]:
-        """The bodies of an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` in written order, and whether one of them always
-        runs (an ``IF`` with an ``ELSE``, a ``TEST`` with a ``DEFAULT``: its last body)."""
+        """The bodies of a construct in order, and whether one always runs (an ``ELSE`` or a ``DEFAULT``)."""
         if statement.data == "compact_if":  # (one statement, no body)
             return [Tree("body", [statement.children[-1]])], False
         bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
@@ -634,18 +599,14 @@ class _Flow(_Calls):
             and last.data == "body" and (statement.data == "test_stmt" or len(statement.children) > 2)
 
     def _snapshot(self, statement: Tree, names: list[str], local: dict[str, _Data]) -> dict[str, tuple]:
-        """What the walk knows of each datum of ``names`` at an end of a path through ``statement`` (:meth:`join`): its
-        scope entry, its run-time change, its followed assignment, the condition that gave it its value."""
+        """Each datum of ``names`` at an end of a path through ``statement``: its scope entry and its mark."""
         self.work(statement, len(names) // DATA_PER_STATEMENT)
         return {name: (local.get(name) if name in local else self.module_data.get(name),
                        self.marks.get(name, _NO_MARK)) for name in names}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
-        """Where ``paths`` (:meth:`_snapshot` of each end) through a construct not resolved before running meet: at the
-        start of each further branch (the branch before's end and its start: an earlier cycle may have run it) and
-        after it (every body's end, and the start where it may run none). A datum every path leaves one known value
-        (a :data:`_ZERO_ORIENTATION` one left without a value aside) keeps it; any other is changed at run time from
-        here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        """Where ``paths`` (:meth:`_snapshot`) through an unresolved construct meet: a datum every path leaves one
+        known value keeps it (a :data:`_ZERO_ORIENTATION` one left unset aside); any other is changed from here on."""
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
@@ -669,9 +630,8 @@ class _Flow(_Calls):
                 mark, followed=(None, followed[0][1]))
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`): a target that changes with the
-        counter needs per-pass texts (:func:`.passes.take`) or is refused; a body that neither reads the counter nor
-        changes anything (:attr:`Summary.mutates`) is followed once and its steps repeated."""
+        """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`); a body that neither reads the
+        counter nor changes anything is followed once and repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
@@ -714,8 +674,10 @@ class _Flow(_Calls):
 _RUNS = {
     "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
     "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
-    "call": _Flow.run_call, "moves": _Flow.run_moves_statement, "label": _Flow.run_label,
+    "moves": lambda flow, statement, local, depth: flow.run_tagged(lambda: flow.run_moves(statement.children[0],
+                                                                                          local, depth)),
+    "call": _Flow.run_call, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
-    "while_stmt": _Flow.run_while, "test_stmt": _Flow.run_if,
+    "while_stmt": _Flow.run_if, "test_stmt": _Flow.run_if,
 }

@@ -1,9 +1,6 @@
-"""RAPID motions: the motion instructions and their arguments, one statement at a time (:meth:`_Motions.run_motion`)
-or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
-:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`_Motions.run_moves`), with the same resolvers
-(:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`) once per distinct text. A
-statement the columns do not read goes to the general rules.
-"""
+"""RAPID motions, one statement at a time (:meth:`_Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`)
+in bulk (:meth:`_Motions.run_moves`): the same resolvers (:meth:`_Motions.motion_frames`,
+:meth:`_Motions.motion_speed`, :meth:`_Motions.point`), in bulk once per distinct text."""
 
 from __future__ import annotations
 
@@ -49,10 +46,9 @@ PROGRESS_MOTIONS = 8192
 
 @dataclass(frozen=True)
 class _Signature:
-    """Where a motion instruction's points, speed and tool are among its positional arguments (ABB, "RAPID
-    Instructions"): ``points`` points from index ``first``, the speed right after them, the tool
-    ``after_tool`` arguments before the end (a process move's signal and value, ``MoveLSync``'s procedure).
-    ``writes``: the index of an argument the instruction gives a value (``SearchL``'s found point), or None."""
+    """Where a motion instruction's positional arguments are (ABB, "RAPID Instructions"): ``points`` points from
+    index ``first``, the speed after them, the tool ``after_tool`` before the end; ``writes``: the index of an
+    argument it gives a value (``SearchL``'s found point)."""
 
     kind: str
     points: int = 1
@@ -165,13 +161,9 @@ class MoveStatements(RunStatements):
             self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
-        """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: the numbers
-        before their external axes, the text of those, and whether they are read as :meth:`_Motions.point` reads them
-        (the type's shape, numbers a ``num`` holds, a unit quaternion, integer confdata with cfx in 0..7; the others,
-        NaN, are left to it).
-
-        A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
-        the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
+        """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: read where
+        :meth:`_Motions.point` would take them (the type's brackets and commas, :data:`_SKELETONS`; numbers a ``num``
+        holds, a unit quaternion, integer confdata with cfx in 0..7); the others are left to it."""
         if not at.size:
             return
         skeleton, starts, ends = _SKELETONS[dtype], self.point_starts[at], self.point_ends[at]
@@ -232,8 +224,7 @@ class _Motions:
     """The walker's motions (mixed into ``rapid._Walker``)."""
 
     def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
-        """A motion: ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ``, or a process or search move (:data:`PROCESS_MOTIONS`),
-        whose points, speed and tool are read as ``MoveL``'s and every other argument kept as written."""
+        """A motion statement (:data:`MOTIONS`, :data:`PROCESS_MOTIONS`: other arguments kept as written)."""
         signature = PROCESS_MOTIONS.get(key) or MOTIONS[key]
         kind, n_points, first = signature.kind, signature.points, signature.first
         name_token = statement.children[0]
@@ -256,16 +247,11 @@ class _Motions:
         self.steps.append(MotionRun.of_columns(points, instruction=str(name_token), kind=kind,
                                                statement=span_of(statement), name=span_of(name_token), tcp_speed=v_tcp,
                                                orientation_speed=v_ori, duration_s=duration, file=self.file))
-        self.note_conf(self.steps[-1:])
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
-        """A motion's frame, tool, ``(4, 4)`` each, and :attr:`Point.held`: the one resolver of both, for a
-        statement (:meth:`run_motion`) and a run's distinct texts (:meth:`run_moves`).
-
-        Ordinary: the work object frame (the world's without ``\\WObj``) and the TCP in the flange. A stationary tool
-        with a work object held by the robot: the stationary TCP in the world and the object frame in the flange.
-        A stationary tool with a work object the robot does not hold, or the reverse, is refused naming both (the
-        controller stops on it)."""
+        """A motion's frame and tool, ``(4, 4)`` each, and :attr:`Point.held`: the work object frame (the world's
+        without ``\\WObj``) and the TCP in the flange; with a stationary tool, the TCP in the world and the work
+        object (held by the robot) in the flange; a stationary tool with a work object not held is refused."""
         T_tool, robot_tool = self.frame(tool_node, local, "tooldata")
         T_wobj, robot_wobj = (np.eye(4), False) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
         if robot_tool == robot_wobj:
@@ -279,11 +265,9 @@ class _Motions:
 
     def motion_speed(self, name_token, speed_node, optional: dict, local: dict[str, _Data], fallback: bool
                      ) -> tuple[float, float, float | None]:
-        """A motion's TCP speed [m/s], reorientation speed [rad/s] and stated time [s] (``\\T``, or None), from
-        its speeddata, ``\\V``, ``\\T`` and the ``VelSet`` in force: the one resolver of a motion's speed.
-
-        ``fallback``: a speed known only while running is taken as v1000 with a note (the general rules); else
-        it raises (a run's statement then goes to the general rules, which give the note in its place)."""
+        """A motion's TCP speed [m/s], reorientation speed [rad/s] and stated time [s] (``\\T``, or None), from its
+        speeddata, ``\\V``, ``\\T`` and the ``VelSet`` in force; ``fallback``: a speed known only while running is
+        v1000 with a note, else it raises."""
         try:
             speed = self.cached(speed_node, local, "speeddata")
         except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
@@ -309,8 +293,7 @@ class _Motions:
         return v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
 
     def note_conf(self, steps: list) -> None:
-        """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
-        linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
+        """Record, by statement offset, whether every run of each motion of ``steps`` had ``ConfL``/``ConfJ \\Off``."""
         for step in steps:
             if isinstance(step, MotionRun):
                 starts, kinds = step.statement[:, 0], step.kind
@@ -329,20 +312,16 @@ class _Motions:
         return self._matches[key]
 
     def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
-        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, a
-        ``numbers`` node for an inline point or speed, a ``number`` node for an option's value."""
+        """Part ``part`` of statement ``i`` of a run as the parser's node (``name``, ``numbers`` or ``number``)."""
         value = st.group(i, part)
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
         terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
         return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
-        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, by the same resolvers once
-        per distinct text (:meth:`motion_frames` and :meth:`motion_speed` per shape: instruction, speed, zone, tool
-        and work object; :meth:`point` per named point and shape), the inline points read together
-        (:class:`MoveStatements`), then the columns filled from them. A statement they do not read (a name that does
-        not resolve, a number or an argument the instruction refuses) is run by the general rules in its place
-        (:meth:`run_body`), for its finding or its error: the rest of the run stays columns."""
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them, by the same resolvers once per
+        distinct text (frames and speed per shape, :meth:`point` per named point and shape); a statement they do not
+        read is run by the general rules in its place (:meth:`run_body`)."""
         st, base = self.move_matches(token), token.start_pos
         instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
         signatures = [MOTIONS[name.lower()] for name in instruction]  # type: ignore[union-attr]
@@ -397,8 +376,7 @@ class _Motions:
             self.steps.append(part)
 
     def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
-        """Statement ``i``'s frames (:meth:`motion_frames`) and speed (:meth:`motion_speed`), or None where they do
-        not resolve (the general rules name why)."""
+        """Statement ``i``'s frames and speed, or None where they do not resolve."""
         wobj, option = st.group(i, "wobj"), st.group(i, "okey")
         try:
             return (self.motion_frames(self._leaf(token, st, i, "tool"), wobj and self._leaf(token, st, i, "wobj"), local),
@@ -410,9 +388,8 @@ class _Motions:
 
     def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, signatures: list, shapes: list,
                       regular: np.ndarray, local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
-        """The run's named points ``named`` resolved by :meth:`point` once per name and shape, in order: those read,
-        the distinct :class:`Point` values, and each one's among them. A statement with a point that does not
-        resolve, or not in its shape's frames (``CalcJointT``'s), is cleared from ``regular``."""
+        """The run's named points ``named`` resolved once per name and shape: those read, the distinct points, each
+        one's among them; a statement with a point that does not resolve is cleared from ``regular``."""
         resolved: dict[tuple[str, int], int | None] = {}
         rows, found, which = [], [], []
         for i, a, b in zip(named.tolist(), st.point_starts[named].tolist(), st.point_ends[named].tolist()):
@@ -438,9 +415,8 @@ class _Motions:
         return np.array(rows, dtype=np.int64), found, which
 
     def calc_joint_t(self, node: Tree, local) -> Point:
-        """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
-        computes from a robtarget, its tool and work object, so the robtarget's point (its text, its frames from
-        :meth:`motion_frames`) with the whole call as the argument a joint target replaces."""
+        """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the robtarget's point, the whole
+        call the argument a joint target replaces."""
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         if len(positional) != 2:
             raise self.error(f"{node.children[0]}: expected a robtarget and a tool, got {len(positional)} "
@@ -455,8 +431,7 @@ class _Motions:
 
     def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool
               ) -> Point:
-        """A motion's point: its value, and where it is written (a declaration may be in another file of the task:
-        its text is read in that file, :meth:`in_file`)."""
+        """A motion's point: its value, and where it is written (maybe in another file of the task)."""
         if kind == ABSOLUTE_JOINT and isinstance(node, Tree) and node.data == "func_call" \
                 and str(node.children[0]).lower() == "calcjointt":
             return self.calc_joint_t(node, local)
@@ -474,44 +449,32 @@ class _Motions:
             self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
         declared = data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers")
         with self.in_file(data.file if declared else self.file):  # (the text is the declaration's)
-            return self._point_text(node, kind, T_world_frame, T_flange_tcp, held, value, data, path, declared)
-
-    def _point_text(self, node, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool, value,
-                    data: _Data | None, path: tuple[int, ...], declared: bool) -> Point:
-        """:meth:`point` in the file of its text: ``data`` the datum ``node`` names (element ``path`` of it), if any;
-        ``declared``: its text is its declaration's value."""
-        text_node, in_numbers = node, False  # (in_numbers: an element of an array written as one NUMBERS token)
-        if declared and not path:
-            text_node = data.node
-        elif declared:
-            a, b, sub = self.element_span(data.node, path)
-            text_node, in_numbers = (node, True) if sub is None else (sub, False)
-        if in_numbers:
-            (line,), (column,) = self.lines.lists([a])
-            text_span = Span(a, b, line, column)
-        else:
-            text_span = span_of(text_node)
-        extax = ""  # (an aggregate's last element; the last bracket of numbers)
-        if isinstance(text_node, Tree) and text_node.data == "aggregate":
-            last = span_of(text_node.children[-1])
-            extax = self.text[last.start:last.end]
-        elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
-            whole = self.text[text_span.start:text_span.end]
-            extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
-        written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
-                       extax=extax, name="" if data is None else data.name, held=held, file=self.file)
-        if kind == ABSOLUTE_JOINT:
-            return Point(T_world_tcp=None, q=np.radians(np.asarray(value[0], dtype=float)), confdata=None, **written)
-        quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
-        if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
-            raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
-                             f"got norm {np.linalg.norm(quat):.6g}", text_node)
-        cf = value[2]  # type: ignore[index]
-        if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
-            raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
-                             f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
-        return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
-                     confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
+            text_node, in_numbers = data.node if declared and not path else node, False
+            if declared and path:  # (in_numbers: an element of an array written as one NUMBERS token)
+                a, b, sub = self.element_span(data.node, path)
+                text_node, in_numbers = (node, True) if sub is None else (sub, False)
+            text_span = Span(a, b, *(at[0] for at in self.lines.lists([a]))) if in_numbers else span_of(text_node)
+            extax = ""  # (an aggregate's last element; the last bracket of numbers)
+            if isinstance(text_node, Tree) and text_node.data == "aggregate":
+                last = span_of(text_node.children[-1])
+                extax = self.text[last.start:last.end]
+            elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
+                whole = self.text[text_span.start:text_span.end]
+                extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+            written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
+                           extax=extax, name="" if data is None else data.name, held=held, file=self.file)
+            if kind == ABSOLUTE_JOINT:
+                return Point(T_world_tcp=None, q=np.radians(np.asarray(value[0], dtype=float)), confdata=None, **written)
+            quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
+            if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
+                raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
+                                 f"got norm {np.linalg.norm(quat):.6g}", text_node)
+            cf = value[2]  # type: ignore[index]
+            if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
+                raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
+                                 f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
+            return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
+                         confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
 
 
 def transforms_from_poses(values: FloatArray) -> FloatArray:

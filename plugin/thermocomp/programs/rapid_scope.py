@@ -1,11 +1,7 @@
-"""What the RAPID controller refuses to load although it parses: a reserved word as a name, two objects of one
-name in one scope, a GOTO to no label of its routine or into a branch or loop it stands outside of (ABB, "Technical
-reference manual - RAPID kernel": "Reserved words", "Scope rules", "Data declarations", "Routine declarations",
-"The GOTO instruction"; "RAPID Instructions": GOTO, "Limitations").
-
-The grammar (``rapid.lark``) reads the statements; lark's contextual lexer takes a keyword where only a name can
-stand as that name (``VAR num IF;``), and a grammar cannot count names. These checks run once per module, before
-the walker: each refusal names the file, line and column of the second object.
+"""What the RAPID controller refuses to load although it parses (a grammar cannot count names): a reserved word as a
+name, two objects of one name in one scope, a GOTO to no label of its routine or into a branch or loop it stands
+outside of (ABB, "Technical reference manual - RAPID kernel": "Reserved words", "Scope rules"; "RAPID Instructions":
+GOTO, "Limitations"). Each refusal names the file, line and column of the second object.
 """
 
 from __future__ import annotations
@@ -52,16 +48,20 @@ def _refuse(message: str, token: Token, path: str) -> InputError:
                       column=token.column)
 
 
+def _key(token: Token, path: str) -> str:
+    """The name ``token`` as RAPID compares names (case-insensitive); a reserved word is refused."""
+    if str(token).lower() in RESERVED:
+        raise _refuse(f"{token} is a reserved word, not a name", token, path)
+    return str(token).lower()
+
+
 def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bool = False) -> None:
     """Two declarations of one name (case-insensitive, as RAPID compares names) in one scope: refused at the
     second. ``skip_data_pairs``: two data of a module are left to the declaration's own refusal."""
     first: dict[str, Tree] = {}
     for node in declarations:
         token = declared_name(node)
-        key = str(token).lower()
-        if key in RESERVED:
-            raise _refuse(f"{token} is a reserved word, not a name", token, path)
-        before = first.setdefault(key, node)
+        before = first.setdefault(_key(token, path), node)
         if before is node or (skip_data_pairs and before.data == node.data == "data_decl"):
             continue
         was, kind = declared_name(before), _KINDS[node.data]
@@ -72,9 +72,8 @@ def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bo
 
 
 def _statements(routine: Tree) -> list[tuple[Tree, tuple[tuple[Tree, Tree], ...]]]:
-    """The statement nodes of a routine (its body and handlers, nested ones included), in the order written, each
-    with the blocks it stands in, outermost first: ``(statement, body)`` of each IF or TEST branch and FOR or WHILE
-    loop (:data:`_BLOCKS`) around it."""
+    """The statement nodes of a routine, nested ones included, in written order, each with the blocks it stands in
+    (``(statement, body)`` of each :data:`_BLOCKS` around it, outermost first)."""
     found, stack = [], [(c, ()) for c in reversed(routine.children) if isinstance(c, Tree)]
     while stack:
         node, blocks = stack.pop()
@@ -87,23 +86,15 @@ def _statements(routine: Tree) -> list[tuple[Tree, tuple[tuple[Tree, Tree], ...]
 
 def check_module(tree: Tree, path: str) -> None:
     """Refuse what the controller refuses in a parsed file's modules (``tree``: its ``start``), naming ``path``,
-    line and column: a reserved word as a name; two routines, or a routine and a datum, of one name in a module; two
-    parameters, data or labels of one name in a routine; a GOTO to a label its routine does not have, or to one
-    inside an IF or TEST branch or a FOR or WHILE loop the GOTO is not in."""
+    line and column (the module docstring)."""
     for module in tree.children:
         if not (isinstance(module, Tree) and module.data == "module"):
             continue
-        name = _names(module)[0]
-        if str(name).lower() in RESERVED:
-            raise _refuse(f"{name} is a reserved word, not a name", name, path)
+        _key(_names(module)[0], path)
         items = [c for c in module.children if isinstance(c, Tree)]
-        for item in items:
-            if item.data in ("record_decl", "alias_decl"):
-                fields = [f for f in item.children if isinstance(f, Tree)]
-                for node in (item, *fields):
-                    token = declared_name(node)
-                    if str(token).lower() in RESERVED:
-                        raise _refuse(f"{token} is a reserved word, not a name", token, path)
+        for item in (i for i in items if i.data in ("record_decl", "alias_decl")):
+            for node in (item, *(f for f in item.children if isinstance(f, Tree))):  # (a type and its components)
+                _key(declared_name(node), path)
         _unique([i for i in items if i.data in ("data_decl", "proc", "func", "trap")], "module", path,
                 skip_data_pairs=True)
         for routine in items:
@@ -112,9 +103,8 @@ def check_module(tree: Tree, path: str) -> None:
 
 
 def check_module_names(files: list[tuple[Tree, str]]) -> None:
-    """Refuse two modules of one name (case-insensitive) in a task's files (``files``: each parsed file's tree and
-    path, the program first), naming the second's file, line and column: the controller loads no module of a name a
-    module of the task already has ("Scope rules": a module's name is global in its task)."""
+    """Refuse two modules of one name (case-insensitive) in a task's files (``files``: each one's tree and path, the
+    program first), naming the second's file, line and column ("Scope rules")."""
     first: dict[str, tuple[Token, str]] = {}
     for tree, path in files:
         for module in tree.children:

@@ -31,8 +31,8 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
                  rapid: RapidOptions | None = None) -> RobotProgram:
     """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
 
-    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
-    task's other modules and entry routine (:class:`~thermocomp.programs.rapid.RapidOptions`).
+    ``progress(motions, None)`` hears of a long RAPID module's motions; ``rapid``: the task's other modules and
+    entry routine (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
     from thermocomp.programs.rapid import read_rapid
 
@@ -52,8 +52,7 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
         return read_urscript(path, options.max_motions, options.modules, options.entry)
     except TooManyTokens as exc:  # (a run's statements that the general rules read: in the walker's file)
         raise exc.error(getattr(_walker_of(exc), "path", str(path))) from None
-    except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
-        # a chain of routines each calling the next
+    except RecursionError as exc:  # (the readers follow nesting recursively)
         file, line, column = _innermost_place(exc, str(path))
         raise InputError("an expression or a value nested too deeply to follow (the readers follow some 160 to 430 "
                          "levels of calls, brackets or blocks, by construct: docs/programs.md; it gave up here)",
@@ -62,9 +61,8 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
         sys.setrecursionlimit(limit)
 
 
-#: The Python frames the readers may use below :func:`read_program`: the levels of nesting they follow (a chain of
-#: routine calls, ``Offs(Offs(...))``, ``IF`` in ``IF``; measured in docs/programs.md) are then the same from the
-#: command line, a batch's worker or a library call, however deep the caller's own stack.
+#: The Python frames the readers may use below :func:`read_program`: the levels of nesting they follow are then
+#: the same however deep the caller's own stack.
 READ_FRAMES = 1000
 
 
@@ -77,10 +75,8 @@ def _depth() -> int:
 
 
 def _check_modules(program: PathLike, modules: tuple[str, ...]) -> None:
-    """Refuse a ``--module`` that is no RAPID file by its extension (a CSV or a URScript was read as RAPID text and
-    refused as its syntax), the program itself, or a module given twice (each was "MODULE ... is declared twice in
-    the task"), naming the option as typed. Each file's identity (:func:`~thermocomp.io.job.file_identity`) is taken
-    once: linear in the modules."""
+    """Refuse a ``--module`` that is no RAPID file by its extension, the program itself, or a module given twice,
+    naming the option as typed."""
     from thermocomp.io.job import file_identity
 
     def keys(path: PathLike) -> list[object]:
@@ -103,8 +99,8 @@ def _check_modules(program: PathLike, modules: tuple[str, ...]) -> None:
 
 
 def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, int | None]:
-    """The file, line and column of the innermost statement or expression the reader was following when ``exc``
-    ended it (a lark tree, else a token, among the locals of its frames), or ``path`` alone when none is found."""
+    """The file, line and column of the innermost lark tree (else token) among the locals of ``exc``'s frames, or
+    ``path`` alone."""
     trees: list[Tree] = []
     tokens: list[Token] = []
     tb = exc.__traceback__
@@ -121,8 +117,8 @@ def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, i
         return path, None, None
     for module in getattr(getattr(_walker_of(exc), "task", None), "modules", ()):  # (a RAPID task's other module)
         nodes = {id(n) for t in module.tree.iter_subtrees() for n in (t, *t.children)}
-        for node, line, column in found:  # (the innermost of the module's own nodes: a value built while reading
-            if id(node) in nodes:         # is in no file)
+        for node, line, column in found:
+            if id(node) in nodes:
                 return module.path, line, column
     return path, found[0][1], found[0][2]
 
@@ -149,8 +145,8 @@ def language_of(path: PathLike, flag: str | None = "--program") -> str:
 
 
 def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback | None) -> RobotProgram:
-    """The program as read, refused (nothing written) when it has an unsupported construct and ``popts`` refuses
-    them, when it runs no motion, or when its motions have no joints form and ``popts`` asks for it."""
+    """The program as read, refused when it has an unsupported construct and ``popts`` refuses them, when it runs
+    no motion, or when its motions have no joints form and ``popts`` asks for it."""
     prog = read_program(program, bar, popts.rapid)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + prog.where(f) for f in prog.unsupported)
@@ -183,20 +179,15 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
 def check_joints_form(prog: RobotProgram) -> None:
     """Refuse a program with a motion that has no joints form (RAPID process instructions, URScript ``movec``) when
     that form is asked for (``--program-output joints``), naming the motion's file, line and column."""
-    if prog.language == "rapid":
+    run, rapid = prog.columns.run, prog.language == "rapid"
+    if rapid:
         from thermocomp.programs.rapid import MOTIONS
 
-        run = prog.columns.run
-        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
-        if process:
-            i = process[0]
-            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
-                             "Cartesian move): --program-output joints cannot write it (use --program-output "
-                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
-                             column=int(run.statement[i, 3]))
-    if prog.language == "urscript":
-        bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
-        if bad.size:
-            raise InputError("movec has no joint form: --program-output joints cannot write it "
-                             "(use --program-output filtered)", path=prog.path,
-                             row=int(prog.columns.run.statement[bad[0], 2]))
+        bad = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
+    else:
+        bad = np.flatnonzero(run.kind == _KIND_CODE[CIRCULAR]).tolist()
+    if bad:
+        i = bad[0]
+        raise InputError(f"{run.instruction[i]} has no joint form{' (its process arguments belong to a Cartesian move)' * rapid}"
+                         ": --program-output joints cannot write it (use --program-output filtered)", path=prog.path,
+                         row=int(run.statement[i, 2]), column=int(run.statement[i, 3]) if rapid else None)

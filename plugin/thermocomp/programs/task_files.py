@@ -1,11 +1,6 @@
-"""A RAPID task's files written together: a program whose motions (or their targets) lie in its other modules.
-
-The reader (:mod:`~thermocomp.programs.rapid`) gives every span an index into :attr:`RobotProgram.files` (0: the
-program, ``i``: its ``i``-th other module). The writers (:func:`~thermocomp.programs.compensate.write_program`)
-edit one text; :func:`task_view` is the program seen as one text, its files joined by :data:`SEPARATOR` and every
-span moved by the offset of its file, and :func:`split` cuts a written text back into the files. Only the
-targets' texts change, so every other byte of every file is kept; a module whose bytes are unchanged is not
-written (``None``).
+"""A RAPID task's files written together: :func:`task_view` is the program as one text (its files joined by
+:data:`SEPARATOR`, every span moved by its file's offset), which the writers edit, and :func:`split` cuts the
+written text back into the files (``None`` for a module unchanged).
 """
 
 from __future__ import annotations
@@ -59,14 +54,10 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         run, statement=moved(run.statement, at_motion), name=moved(run.name, at_motion),
         text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
         file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
-    extra = dict(prog.extra)
-    if extra.get("per_pass"):  # a per-pass text's key, moved as its points' texts are
-        keys = extra["per_pass"]  # (each in the program's own module: passes.settle refuses the others)
-        extra["per_pass"] = frozenset((a + b, e + b) for (a, e), b in zip(run.text[:, :2].tolist(), at_text.tolist())
-                                      if (a, e) in keys)
+    # (the per-pass texts' keys stay: each is in the program's own file, at offset 0; passes.settle refuses others)
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
                         unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
-                        extra=extra)
+                        extra=prog.extra)
     view.__dict__["columns"] = dataclasses.replace(prog.columns, run=view_run)  # (its cached columns: the moved ones)
     return view
 

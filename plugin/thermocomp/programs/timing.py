@@ -1,8 +1,5 @@
-"""When each motion of a robot program executes: an estimate from distances, speeds and waits.
-
-The time each move needs at its programmed speed (the controller's ramps, zones and look-ahead are not modelled: a
-few seconds either way is a hundredth of the thermal time scale), a stated time where one is given, the seconds of a
-wait; the first motion of a cycle starts from the cycle's last point. The rules: :func:`_motion_times` and
+"""When each motion of a robot program executes: an estimate from distances, speeds and waits (ramps, zones and
+look-ahead not modelled: a few seconds is a hundredth of the thermal time scale). :func:`_motion_times`,
 docs/programs.md, "Time: when each motion runs".
 """
 
@@ -24,9 +21,8 @@ from thermocomp.robot.chain import Chain
 #: The longest cycle an estimate may give [min]: a targets file's bound on ``time_min`` (io.csvtext.MAX_CELL).
 MAX_MINUTES = MAX_CELL
 
-#: The range of each numeric option of a program's time (its time form and its timing), by the option as the user
-#: types it: ``(low, high, low_open)``, ``low`` excluded where ``low_open``. The one source of these bounds: the
-#: options' classes check them (:func:`check_option`), and the command line's parser (cli/option_ranges.py).
+#: The range of each numeric option of a program's time, by the option as the user types it: ``(low, high,
+#: low_open)``, ``low`` excluded where ``low_open`` (:func:`check_option`, cli/option_ranges.py).
 OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "--at-minute": (0.0, 1e6, False),  # (a few years)
     "--time-indexed": (0.0, 1e6, True),
@@ -74,14 +70,11 @@ class Timing:
 
     Attributes
     ----------
-    step_duration_s
-        Duration [s] of each step of one cycle, ``(k,)``, rescaled.
-    point_arrival_s
-        When each point of one cycle is reached [s from the cycle's start], ``(m,)``.
-    estimated_cycle_s
-        The cycle time the estimate gives, before rescaling [s].
-    cycle_s
-        The cycle time used [s] (``cycle_time_s`` when given).
+    step_duration_s, point_arrival_s
+        Duration [s] of each step of one cycle ``(k,)`` (rescaled), and when each point is reached [s from the
+        cycle's start] ``(m,)``.
+    estimated_cycle_s, cycle_s
+        The cycle time the estimate gives, before rescaling, and the one used (``cycle_time_s`` if given) [s].
     cycles
         How many cycles run.
     """
@@ -135,10 +128,8 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
 
     Parameters
     ----------
-    chain
-        The robot (its joint speed limits, ``chain.velocity`` [rad/s]).
-    program
-        The program as read.
+    chain, program
+        The robot (its joint speed limits, ``chain.velocity`` [rad/s]) and the program as read.
     T_world_tcp
         TCP pose of every point of ``program.points``, world frame [m], ``(m, 4, 4)``.
     q
@@ -170,8 +161,7 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
 
 
 def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatArray) -> None:
-    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES` (a ``WaitTime 1E30``, a speed
-    of 1e-300 mm/s), naming the step where it does."""
+    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES`, naming the step."""
     beyond = ~np.isfinite(elapsed) | (elapsed > MAX_MINUTES * 60.0)
     if not np.any(beyond):
         return
@@ -183,11 +173,10 @@ def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatA
 
 
 def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray) -> FloatArray:
-    """Time [s] of each motion, all at once, ``(motions,)``: its stated time (RAPID ``\\T``, UR ``t=``), else for
-    linear and circular moves (the arc through the via point) the longest of TCP distance / TCP speed, reorientation
-    / ``v_ori`` and the limiting joint's travel / its datasheet speed (``chain.velocity``); for joint moves the
-    limiting joint, UR's ``v`` for the leading joint, and not faster than the TCP speed over the straight distance
-    (ABB's speeddata); with an acceleration, a trapezoid (:func:`_trapezoids`)."""
+    """Time [s] of each motion ``(motions,)``: its stated time, else for linear and circular moves the longest of
+    TCP distance / TCP speed, reorientation / ``v_ori`` and the limiting joint's travel / its datasheet speed; for
+    joint moves the limiting joint, UR's ``v`` for the leading joint, and the TCP speed over the straight distance;
+    with an acceleration, a trapezoid (:func:`_trapezoids`)."""
     first = motions.first_points()
     last = first + motions.n_points - 1
     previous = np.r_[last[-1], last[:-1]]  # the cycle repeats: its first motion starts from its last point
@@ -217,11 +206,8 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
 
 
 def _trapezoids(distance: FloatArray, speed: FloatArray, acceleration: FloatArray) -> FloatArray:
-    """Time [s] to travel ``distance`` from rest to rest at top ``speed`` with ``acceleration`` (each move its own).
-
-    ``d / v + v / a``, or ``2 sqrt(d / a)`` when the speed is never reached;
-    ``d / v`` without an acceleration; 0 without a speed.
-    """
+    """Time [s] to travel ``distance`` from rest to rest at top ``speed`` with ``acceleration``: ``d / v + v / a``,
+    or ``2 sqrt(d / a)`` when the speed is never reached; ``d / v`` without an acceleration; 0 without a speed."""
     ramp = speed * speed / acceleration
     profile = np.where(distance >= ramp, distance / speed + speed / acceleration, 2.0 * np.sqrt(distance / acceleration))
     return np.where(~np.isfinite(speed), 0.0, np.where(~np.isfinite(acceleration), distance / speed, profile))

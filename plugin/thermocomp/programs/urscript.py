@@ -26,14 +26,12 @@ from thermocomp.programs import calls, passes, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
-from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements
+from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
-#: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
-#: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
+#: Tokens a statement cannot end with: a line end after one continues the statement, as inside brackets.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
-#: Words of the language that name no variable: where lark's contextual lexer reads one as a name (no keyword is
-#: expected there: ``global a = # value`` then ``global b = 2`` read ``global`` as a's value), the file is refused.
+#: Words of the language that name no variable: where lark's contextual lexer reads one as a name, refused.
 _KEYWORDS = frozenset(("def", "thread", "end", "if", "elif", "else", "while", "return", "global", "local"))
 
 
@@ -70,12 +68,9 @@ def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple
                   entry: str = "main") -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
-    ``max_motions``: most motions, calls and loop passes the script may
-    unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
-    it the script is refused with the count where it passed. ``modules``:
-    a RAPID task's other modules (``--module``), which a URScript program
-    does not have: refused, naming the option, rather than ignored. ``entry``
-    (``--entry``, other than ``main``): the function run, as for RAPID.
+    ``max_motions``: most motions, calls and loop passes the script may unroll to; past it the script is refused.
+    ``modules``: a RAPID task's other modules (``--module``): refused, naming the option. ``entry`` (``--entry``,
+    other than ``main``): the function run, as for RAPID.
     """
     if modules:
         raise ConfigurationError(f"--module {modules[0]}: a RAPID task's other module; {Path(path).name} is a "
@@ -114,16 +109,15 @@ class _Walker(Flow, Motions, Values):
         self.statements_run = 0  # (bounded by max_statements)
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
             text, "#")
-        self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
+        self._summaries: dict = {}  # what is found once (Flow._once)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
-        self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)
-        self._moved: dict = {}  # those that moved, with their steps (Flow.call_function_of_file)
-        self.started_threads: set[str] = set()  # (followed once, where first started)
-        self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
-        self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
-        self._templates: dict[int, tuple] = {}  # their columns where they read no variable (Motions.moves_columns)
-        self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
+        self._calls_done: dict = {}  # calls by the state they ran from, and those that moved (Flow.call_function_of_file)
+        self._moved: dict = {}
+        self.started_threads: set[str] = set()
+        self._discarded: list = []  # steps of passes taken back (Flow.settle), kept alive: their ids keyed tables
+        self._templates: dict[int, tuple] = {}  # (Motions.moves_columns)
+        self._general: dict[int, Tree] = {}  # (Motions.general)
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
@@ -141,18 +135,17 @@ class _Walker(Flow, Motions, Values):
         self.visited: set[str] = set()
         self.loop_noted = False
         self.direct_refs: set[int] = set()
-        self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
-        self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
-        self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
-        self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
-        self.name_runs()  # (the names a run's statements read, in the tree: Motions.name_runs)
+        self._in_call: dict[int, calls.Call] = {}  # (calls.Texts)
+        self._passed: dict[int, tuple[Span, str]] = {}
+        self._reads: dict[tuple[int, int], tuple] = {}
+        self.lines = TextLines(text)
+        self.name_runs()
 
     def run(self, chosen: str = "main") -> RobotProgram:
-        """Follows the script from its entry: the statements outside any function, or its (last) top-level function
-        when there are only definitions and literals besides; ``chosen`` (``--entry``, other than ``main``): that
-        top-level function, whatever the file calls."""
+        """Follows the script from its entry (the module's docstring); ``chosen`` (``--entry``, other than ``main``):
+        that top-level function, whatever the file calls."""
         top = self.tree.children
-        urscript_scope.check_script(self.tree, self.path)  # (what the controller does not compile)
+        urscript_scope.check_script(self.tree, self.path, self.move_matches)  # (what the controller does not compile)
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
             if node.data in ("func_def", "thread_def"):
                 (self.functions if node.data == "func_def" else self.threads)[str(node.children[0])] = node
@@ -168,7 +161,6 @@ class _Walker(Flow, Motions, Values):
         main = None if executable or not defs else defs[-1]
         body = top if main is None else self.body_of(main)
         # the globals: what the file assigns at its top level or as ``global``, and the program function's variables
-        # (every function and thread sees them)
         self.global_names.update(root_name(assignment(st)[0]) for st in (*top, *body) if st.data == "assign")
         self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2] == "GLOBAL")
         if main is None:
@@ -184,19 +176,13 @@ class _Walker(Flow, Motions, Values):
                                           *line_col(main)))
             self.visited.add(entry)
             self.run_body(body, self._entry_parameters(main), 0)  # (a return there ends the program)
-        for name, thread in self.threads.items():  # a thread never started: its motions are named
-            if name in self.started_threads:
-                continue
-            for call in self.motion_calls(thread):
-                self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is "
-                                          "never started", *line_col(call)))
-        for name, fn in self.functions.items():
-            if name in self.visited or self.summary(name).holds is None:
-                continue
-            moves = self.motion_calls(fn)
-            if moves:
-                self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
-                                          *line_col(fn)))
+        self.notes += [Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is never started",
+                               *line_col(call)) for name, thread in self.threads.items()
+                       if name not in self.started_threads for call in self.motion_calls(thread)]
+        self.notes += [Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written", *line_col(fn))
+                       for name, fn in self.functions.items()
+                       if name not in self.visited and self.summary(name).holds is not None
+                       and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
         steps, call_sites = self.finished(self._name_uses, str)
@@ -208,8 +194,8 @@ class _Walker(Flow, Motions, Values):
                                    "statements_run": self.statements_run, **call_sites})
 
     def _entry_parameters(self, main: Tree) -> dict:
-        """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
-        function run as the program): each its default, or known only while running, saying why."""
+        """The scope the program function runs in: the globals, and its parameters (a library's function run as the
+        program), each its default, or known only while running."""
         for name, default in parameters(main):  # (its variables are globals: so are these)
             try:
                 value = None if default is None else self.evaluate(default, {})
@@ -221,14 +207,22 @@ class _Walker(Flow, Motions, Values):
         return self.globals
 
     def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets): every name but one being assigned (``x = ...``) or inside a
-        text written as a table."""
+        """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
         uses: dict[str, set[int]] = {}
-        assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}
+        assigns = list(self.tree.find_data("assign"))
+        assigned = {id(a.children[-2]) for a in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
         passes.drop_tabled(uses, self.steps, self.per_pass)
+        for target, value, word in map(assignment, assigns):
+            # a variable read only inside texts written as tables (or a local never read) is given a value that
+            # reads nothing (unless it calls a function: that could move the robot)
+            if isinstance(target, Tree) and target.data == "name" and isinstance(value, Tree) \
+                    and not uses.get(str(target.children[0]), word != "LOCAL") \
+                    and not any(str(c.children[0]) in self.functions for c in value.find_data("call")):
+                for node in value.find_data("name"):
+                    uses[str(node.children[0])].discard(node.children[0].start_pos)
         return uses
 
 

@@ -1,13 +1,10 @@
 """URScript's control flow and calls as the reader follows them (part of :mod:`thermocomp.programs.urscript`).
 
 The rule: **a motion's data decide, not the control flow around it**. A branch or loop whose course is known
-before running is followed (the branch taken, each pass); one known only while running along every branch from
-the state before it, the paths joined after it (a variable, or the tool, keeps a value every path gives it). A
-loop of unknown count, PolyScope's main loop and a thread follow their body once from the state at their head
-(:meth:`Flow.settle`), so data a pass changes is refused where a motion reads it, naming it. Reading is linear:
-what each function and construct may do is found once (:class:`Summary`), what moves nothing is passed over, a
-call from a state met before is done again, not run (:meth:`Flow.call_function_of_file`), and the work is bounded
-(:data:`MAX_STATEMENTS_RUN`, ``max_motions``).
+before running is followed; one known only while running along every branch, the paths joined after it. A loop of
+unknown count, PolyScope's main loop and a thread follow their body once from the state at their head
+(:meth:`Flow.settle`). Reading is linear: what each function and construct may do is found once (:class:`Summary`),
+a call from a state met before is done again, not run, and the work is bounded (:data:`MAX_STATEMENTS_RUN`).
 """
 
 from __future__ import annotations
@@ -50,15 +47,13 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Prefixes of the manual's functions that move nothing: they compute or read (its pose and I/O reads), or neither
-#: move the robot nor branch (I/O writes, messages, sockets, RTDE, settings): kept as they are.
+#: Prefixes of the manual's functions that move nothing (they compute, read, write I/O, talk or set): kept as they are.
 QUIET_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
                   "integer_to_binary_list", "set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_",
                   "varmsg", "sync", "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach",
                   "stop_conveyor", "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
-#: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
-#: motion under way to rest: they have no target; ``protective_stop`` stops as ``halt`` does; force mode's damping
-#: and gain, the F/T sensor's input and the revolution counter are settings), and the math functions it evaluates.
+#: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` decelerate to rest, with
+#: no target), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
                          "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
                          "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
@@ -66,10 +61,8 @@ KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transp
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: Most passes of a loop's body followed to find the state at its head (Flow.settle); past it, everything the body
-#: may change is known only while running there.
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle).
 MAX_SETTLE = 3
-
 
 
 def _names(node: Tree) -> Counter:
@@ -86,14 +79,12 @@ def is_known_call(name: str) -> bool:
 class Summary:
     """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
 
-    ``holds``: the first node that could change how or where the robot moves (a motion, ``set_tcp``, a thread, a
-    call not followed or holding such; a recursive call's function name), or None. ``assigns``: the globals they
-    may assign. ``size``: at least how many motions, calls and loop passes they run. ``moves``: they hold a motion
-    followed. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them. ``changes``: their
-    assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the names they read, sorted;
-    ``stands``: they read the pose the robot stands at (:meth:`Flow.standing_pose`); ``elements``: a motion reads
-    an element of a list; ``cyclic``: they reach a function whose summary was being found (a recursive cycle: not
-    all they read is known, so a call of them is never done again from memory).
+    ``holds``: the first node that could change how or where the robot moves (a recursive call's function name), or
+    None. ``assigns``: the globals they may assign. ``size``: at least how many motions, calls and loop passes they
+    run. ``moves``: they hold a motion. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them.
+    ``changes``: their assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the names they read,
+    sorted; ``stands``: they read the pose the robot stands at; ``elements``: a motion reads a list's element;
+    ``cyclic``: they reach a recursive cycle (a call of them is never done again from memory).
     """
 
     holds: Tree | str | None
@@ -116,10 +107,9 @@ class Summary:
 
 @dataclass(frozen=True)
 class _Left:
-    """How statements were left before their end (:meth:`Flow.run_body`): ``kind`` ``break``, ``continue``,
-    ``return`` (with ``value``; None: none, or not known before running), ``end``: a path under a condition known
-    only while running left by one of those, its state kept where it jumps (:data:`_END`), or ``uncounted``: a loop
-    being unrolled is of a count known only while running after all (:meth:`Flow.run_counted_while`)."""
+    """How statements were left before their end: ``kind`` ``break``, ``continue``, ``return`` (``value``: None if
+    none or unknown), ``end`` (:data:`_END`: a path under an unresolved condition left, its state kept where it
+    jumps) or ``uncounted`` (a loop being unrolled is of a count known only while running after all)."""
 
     kind: str
     value: object = None
@@ -130,26 +120,16 @@ _END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 
 @dataclass
 class _Frame:
-    """A running function (a thread's: no ``name``): the depth of unresolved conditions at its start, whether it
-    moves nothing (:attr:`Summary.inert`), the states and values its returns under such conditions leave with, the
-    loops being followed in it."""
-
-    conditional: int
-    name: str | None = None
-    quiet: bool = False
-    exits: list = field(default_factory=list)
-    loops: list = field(default_factory=list)
-
-
-@dataclass
-class _Loop:
-    """A loop being followed: the depth of unresolved conditions at its start, whether it is unrolled, the states
-    its ``continue`` and ``break`` under such conditions leave with."""
+    """A running function (a thread's: no ``name``) or a loop followed in one (``counted``: unrolled): the depth of
+    unresolved conditions at its start, whether it is :attr:`Summary.inert`, the ``(kind, state, value)`` each
+    ``return`` (a loop's: ``break``, ``continue``) under such conditions leaves it with, its loops."""
 
     depth: int
-    counted: bool
-    backs: list = field(default_factory=list)
-    breaks: list = field(default_factory=list)
+    name: str | None = None
+    quiet: bool = False
+    counted: bool = False
+    exits: list = field(default_factory=list)
+    loops: list = field(default_factory=list)
 
 
 class Flow(calls.Texts):
@@ -171,8 +151,7 @@ class Flow(calls.Texts):
                              "statement", where)
 
     def note_once(self, note: Finding, key=None) -> None:
-        """``note`` added unless it (or, given ``key``, a note of that key with its message) stands in the notes
-        already (a construct met in every call or pass); one a pass taken back removed is added again."""
+        """``note`` added unless it (or, given ``key``, a note of that key with its message) stands in the notes."""
         at = self._noted.get(note if key is None else key)
         if at is not None and at < len(self.notes) and (
                 self.notes[at] == note if key is None else self.notes[at].message == note.message):
@@ -181,41 +160,36 @@ class Flow(calls.Texts):
         self.notes.append(note)
 
     # ----- what functions and constructs do, found once
-    def _once(self, key, find):
-        """``find()``, found once per ``key`` (None: each time)."""
+    def _once(self, key, find, pending=None):
+        """``find()``, found once per ``key`` (None: each time); ``pending``: the value while it is being found."""
         if key is None:
             return find()
         if key not in self._summaries:
+            self._summaries[key] = pending
             self._summaries[key] = find()
         return self._summaries[key]
 
     def summary(self, name: str, thread: bool = False) -> Summary:
-        """:class:`Summary` of the file's function ``name`` (or thread), a call of it counted; found once (while it is
-        being found, a recursive call's summary is the function's name held). What it reads counts its parameters'
-        defaults."""
-        key = ("thread", name) if thread else name
-        if key not in self._summaries:
-            definition = (self.threads if thread else self.functions)[name]
-            self._summaries[key] = Summary(name, frozenset(), 1, False, cyclic=True)
-            done = self._walk(self.body_of(definition), definition.children[1:2])
-            self._summaries[key] = replace(done, size=done.size + 1)
-        return self._summaries[key]
+        """:class:`Summary` of the file's function ``name`` (or thread) with its parameters' defaults, a call of it
+        counted (while it is being found, a recursive call's summary holds the function's name)."""
+        definition = (self.threads if thread else self.functions)[name]
+        return self._once(("thread", name) if thread else name, lambda: self._walk(
+            self.body_of(definition), definition.children[1:2], 1), Summary(name, frozenset(), 1, False, cyclic=True))
 
     def facts(self, key: tuple | None, statements: list) -> Summary:
         """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
-        ``key`` (``(id(construct), len(statements))``, or a thread's; None: each time)."""
+        ``key`` (``(id(construct), len(statements))``; None: each time)."""
         return self._once(key, lambda: replace(self._walk(statements), changes=tuple(
             sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
             if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
 
-    def _walk(self, statements, head=()) -> Summary:
+    def _walk(self, statements, head=(), size: int = 0) -> Summary:
         """What ``statements`` (and the functions they call, the threads they start) may do, and the names they read
-        (with those ``head``, a function's parameters, reads). A name assigned without ``global`` is a global's where
-        the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a local's."""
+        (with those ``head``, a function's parameters, reads); ``size`` the units counted before them."""
         holds = None
         assigns: set[str] = set()
         reads = {str(n.children[0]) for node in head for n in node.find_data("name")}
-        size, moves, jumps, returns, stands, elements, cyclic = 0, False, False, False, False, False, False
+        moves, jumps, returns, stands, elements, cyclic = False, False, False, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
             node, looped = stack.pop()
@@ -266,9 +240,8 @@ class Flow(calls.Texts):
 
     @cached_property
     def unread(self) -> frozenset[str]:
-        """The variables nothing reads but the assignments to such variables (a rolling history of commands),
-        each assigned only from names, numbers and strings: they can change no motion, condition or message, so
-        they are never bound. Found once."""
+        """The variables nothing reads but the assignments to such variables, each assigned only from names, numbers
+        and strings (a rolling history of commands): never bound."""
         inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
         impure: set[str | None] = {None}
         for node in self.tree.find_data("assign"):
@@ -295,9 +268,9 @@ class Flow(calls.Texts):
             call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS])
 
     def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run", st: Tree | None = None) -> None:
-        """Everything a construct not followed (its :meth:`facts`; ``st``, its statement, named by its line) and the
-        functions it calls may assign, or the tool it may set, is known only while running from here (the tool's
-        ``why``: ``set_tcp at line 7 may have run``)."""
+        """Everything a construct not followed (its :meth:`facts`; ``st``, its statement, named by its line) may
+        assign, or the tool it may set, is known only while running from here (the tool's ``why``: ``set_tcp at line
+        7 may have run``)."""
         for sub in facts.changes:
             if sub.data == "assign":
                 self.forget(sub, local)
@@ -308,8 +281,8 @@ class Flow(calls.Texts):
                             keep_unknown=True)
 
     def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
-        """The globals ``names`` are known only while running from here, saying ``why``; ``keep_unknown``: one
-        already so keeps its reason. Variables nothing reads (:meth:`unread`) are left as they are."""
+        """The globals ``names`` (but :meth:`unread`) are known only while running from here, saying ``why``;
+        ``keep_unknown``: one already so keeps its reason."""
         unread = self.unread
         for name in names:
             if name not in unread and not (keep_unknown and name in self.globals and self.globals[name].value is None):
@@ -346,34 +319,36 @@ class Flow(calls.Texts):
         self.work(st)
         return _STATEMENTS[st.data](self, st, local, depth)
 
-    def run_jump(self, st: Tree, local: dict, depth: int) -> _Left:
-        """``break`` or ``continue``: the pass ends; under a condition known only while running, that path's state
-        goes where it jumps."""
-        frame = self.frames[-1]
-        if not frame.loops:
-            raise self.error(f"{st.data.split('_')[0]} outside a loop", st)
-        loop = frame.loops[-1]
-        if self.unresolved_depth > loop.depth:  # under a condition known only while running
-            if loop.counted:
-                return _UNCOUNTED
-            (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
-            return _END
-        return _Left(st.data.split("_")[0])
+    def run_sequence(self, statements, local: dict, depth: int) -> _Left | None:
+        """``statements`` run as a sequence of their own (a branch, a loop's pass, a thread), before which where the
+        robot stands is not known (:meth:`standing_pose`)."""
+        self.sequence_starts.append(len(self.steps))
+        try:
+            return self.run_body(statements, local, depth)
+        finally:
+            self.sequence_starts.pop()
 
-    def run_return(self, st: Tree, local: dict, depth: int = 0) -> _Left:
+    def run_jump(self, st: Tree, local: dict, depth: int = 0) -> _Left:
+        """``break``, ``continue`` or ``return``: under a condition not resolved in the loop or function it leaves,
+        its state and value go where it jumps (:attr:`_Frame.exits`)."""
+        kind, value, frame = st.data.split("_")[0], None, self.frames[-1]
         try:
             value = self.evaluate(st.children[0], local) if st.children else None
         except Unsupported:
-            value = None  # (known only while running: an error where it is read)
-        frame = self.frames[-1]
-        if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
-            frame.exits.append((self.snapshot(local), value))
-            return _END
-        return _Left("return", value)
+            pass  # (known only while running: an error where it is read)
+        if kind != "return" and not frame.loops:
+            raise self.error(f"{kind} outside a loop", st)
+        target = frame if kind == "return" else frame.loops[-1]
+        if self.unresolved_depth <= target.depth:
+            return _Left(kind, value)
+        if target.counted:
+            return _UNCOUNTED
+        target.exits.append((kind, self.snapshot(local), value))
+        return _END
 
     def start_thread(self, st: Tree, *_) -> None:
-        """``run Thread_1()``: what the thread may assign is known only while running from here; its body is followed
-        once, where it is first started, under a condition known only while running (its motions named in a note)."""
+        """``run Thread_1()``: what the thread may assign is unknown from here; its body is followed once, where it is
+        first started, under a condition known only while running."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
@@ -388,11 +363,9 @@ class Flow(calls.Texts):
         first = len(self.steps)
         self.unresolved_depth += 1
         self.frames.append(_Frame(self.unresolved_depth))
-        self.sequence_starts.append(len(self.steps))
         try:
-            self.run_body(body, {}, 1)
+            self.run_sequence(body, {}, 1)
         finally:
-            self.sequence_starts.pop()
             self.frames.pop()
             self.unresolved_depth -= 1
         self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
@@ -402,7 +375,7 @@ class Flow(calls.Texts):
     # ----- branches
     def run_if(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
-        while running on, every remaining branch is (:meth:`run_unresolved`)."""
+        while running on, every remaining branch is."""
         parts = [c for c in st.children[1:] if isinstance(c, Tree) and c.data in ("elif_part", "else_part")]
         branches = [(st.children[0], st.children[1:len(st.children) - len(parts)]),  # (the parts come last)
                     *((p.children[0], p.children[1:]) if p.data == "elif_part" else (None, list(p.children)) for p in parts)]
@@ -420,8 +393,8 @@ class Flow(calls.Texts):
         return self.run_body(branches[k][1], local, depth) if k < len(branches) else None
 
     def note_never(self, st: Tree, key: tuple, statements: list, where: str) -> bool:
-        """A note naming the motions of ``statements`` (of the construct ``key``), which never run: they stay as
-        written (a motion is never dropped in silence). Whether there are any."""
+        """A note naming the motions of ``statements`` (of the construct ``key``), which never run and stay as
+        written. Whether there are any."""
         lines = self._once(("lines", key), lambda: sorted({
             line_col(call)[0] for st in statements if isinstance(st, Tree) for call in self.motion_calls(st)}))
         if lines:
@@ -432,8 +405,8 @@ class Flow(calls.Texts):
     def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, local: dict, depth: int
                        ) -> _Left | None:
         """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
-        over when nothing in them moves or jumps out (:meth:`pass_over`); else each followed from the state before
-        them, the paths joined after them (:meth:`merge`). Returns :data:`_UNCOUNTED` where a branch found it."""
+        over when nothing in them moves or jumps out; else each followed from the state before them, the paths joined
+        after them. Returns :data:`_UNCOUNTED` where a branch found it."""
         statements = [s for body in bodies for s in body]
         facts = self.facts((id(st), len(statements)), statements)
         if facts.holds is None and not facts.jumps:
@@ -446,11 +419,7 @@ class Flow(calls.Texts):
         try:
             for body in bodies:
                 self.restore(entry, local)
-                self.sequence_starts.append(len(self.steps))
-                try:
-                    left = self.run_body(body, local, depth)  # (None; _END: a path that left; _UNCOUNTED)
-                finally:
-                    self.sequence_starts.pop()
+                left = self.run_sequence(body, local, depth)  # (None; _END: a path that left; _UNCOUNTED)
                 if left is _UNCOUNTED:
                     return left
                 if left is None:
@@ -467,8 +436,7 @@ class Flow(calls.Texts):
         return None
 
     def note_unresolved(self, st: Tree, word: str, first: int, why: str = "") -> None:
-        """A note naming the motions (the steps from ``first``) compensated under a condition the reader did not
-        resolve (also listed in the program's ``extra["conditional"]``)."""
+        """A note naming the motions (the steps from ``first``) compensated under a condition not resolved."""
         ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                           for line in step.statement[:, 2].tolist()})
         if ordered:
@@ -477,20 +445,18 @@ class Flow(calls.Texts):
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
-        over with a note; what it may assign is known only while running after it, and a ``return`` in it joins the
-        function's end, its value not known."""
+        over with a note, what it may assign unknown after it (a ``return`` in it joins the function's end)."""
         self.forget_assigned(facts, local, st=st)
         if facts.returns:
-            self.frames[-1].exits.append((self.snapshot(local), None))
+            self.frames[-1].exits.append(("return", self.snapshot(local), None))
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
                                "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> _Left | None:
-        """PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one pass,
-        :meth:`settle`); else unrolled where its condition is known at every pass (:meth:`run_counted_while`), or,
-        nothing of the unrolling kept, a loop of count known only while running: passed over when it moves nothing
-        (:meth:`pass_over`), else its body followed from the state at its head (:meth:`settle`)."""
+        """PolyScope's main loop (``while (True)`` outside any unresolved condition: one cycle is one pass); else
+        unrolled where its condition is known at every pass, or, nothing of the unrolling kept, a loop of count known
+        only while running: passed over when it moves nothing, else its body followed from its head's state."""
         condition, body = st.children[0], st.children[1:]
         forever = condition.data == "name" and str(condition.children[0]) == "True"
         main = forever and not self.unresolved_depth
@@ -526,10 +492,9 @@ class Flow(calls.Texts):
 
     def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State], _Left | None]:
         """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
-        end (or ``continue``) with, until they agree, at most :data:`MAX_SETTLE` passes (then all the body may change
-        is known only while running), each taken back (:meth:`_rollback`); then the pass kept. Returns the head's
-        state, the states the kept pass leaves with (its end, ``continue``, ``break``) and a ``return`` that left a
-        pass (the rest not run)."""
+        end (or ``continue``) with, until they agree, at most :data:`MAX_SETTLE` passes taken back (then all the body
+        may change is unknown); then the pass kept. Returns the head's state, the states the kept pass leaves with
+        and a ``return`` that left a pass."""
         head = self.snapshot(local)
         line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
@@ -559,23 +524,23 @@ class Flow(calls.Texts):
     def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State], _Left | None]:
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
         ``continue``), those it leaves the loop with (``break``) and a ``return`` that left it."""
-        loop = _Loop(self.unresolved_depth, False)
+        loop = _Frame(self.unresolved_depth)
         loops = self.frames[-1].loops
         loops.append(loop)
-        self.sequence_starts.append(len(self.steps))  # (a pass of a loop followed from its head: what stood before)
         try:
-            left = self.run_body(body, local, depth)
+            left = self.run_sequence(body, local, depth)
         finally:
-            self.sequence_starts.pop()
             loops.pop()
-        if left is None or left.kind in ("break", "continue"):
-            (loop.breaks if left is not None and left.kind == "break" else loop.backs).insert(0, self.snapshot(local))
-        return loop.backs, loop.breaks, left if left is not None and left.kind == "return" else None
+        ends: dict[str, list[State]] = {"continue": [], "break": []}
+        for kind, state, _ in loop.exits:
+            ends[kind].append(state)
+        if left is None or left.kind in ends:
+            ends["continue" if left is None else left.kind].insert(0, self.snapshot(local))
+        return ends["continue"], ends["break"], left if left is not None and left.kind == "return" else None
 
     def _mark(self) -> tuple:
         """What following a construct adds to the program besides the globals and the tool, to take back
-        (:meth:`_rollback`) or to find that a call added none of it (:meth:`call_function_of_file`); its last entry
-        the units counted (:meth:`count`)."""
+        (:meth:`_rollback`) or to find that a call added none of it; its last entry the units counted."""
         return (len(self.steps), len(self.notes), len(self.unsupported), len(self.conditional_lines),
                 set(self.started_threads), self.loop_noted, len(self.per_pass), len(self.direct_refs),
                 len(self.frames[-1].exits), self.unrolled)
@@ -587,15 +552,14 @@ class Flow(calls.Texts):
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
     def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
-        """A ``while`` whose condition is known at every pass, unrolled pass by pass (PolyScope's "Loop 3 times"). A
-        motion whose target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes:
-        :class:`Unsupported`, nothing of the loop kept; a count known only while running after all: :data:`_UNCOUNTED`
-        returned."""
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"). A motion whose
+        target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`; a
+        count known only while running after all: :data:`_UNCOUNTED`."""
         condition = st.children[0]
         first = len(self.steps)
         passes = 0
         loops = self.frames[-1].loops
-        loops.append(_Loop(self.unresolved_depth, True))
+        loops.append(_Frame(self.unresolved_depth, counted=True))
         quiet = self.facts((id(st), len(body)), body).holds is None
         start = self.statements_run
         try:
@@ -639,16 +603,12 @@ class Flow(calls.Texts):
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
         at = motion.statement  # (a run's statements read its name nodes: Motions.name_runs)
         names = {str(n.children[0]) for n in self.tree.find_data("name") if at.start <= n.meta.start_pos < at.end}
-        for sub in loop.iter_subtrees():
-            if sub.data == "assign":
-                root = root_name(assignment(sub)[0])
-                if root in names:
-                    return f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})"
-        return ""
+        return next((f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})" for sub in loop.iter_subtrees()
+                     if sub.data == "assign" and (root := root_name(assignment(sub)[0])) in names), "")
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
-        motions of the others dropped from the steps, unsupported at their line."""
+        motions of the others dropped, unsupported at their line."""
         pass_tables.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
         if not self.per_pass:
             return frozenset()
@@ -692,18 +652,14 @@ class Flow(calls.Texts):
         return None  # (a function found nowhere: passed over, :meth:`note_found_nowhere`)
 
     def found_nowhere(self, name: str) -> bool:
-        """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's, which the
-        controller's preamble defines)."""
+        """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's)."""
         return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name == "set_tcp"
                     or is_known_call(name))
 
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
-        """One note for each function found nowhere that the script calls: its name, its first call,
-        how many calls, and what its calls' being passed over assumes. URScript passes arguments by value ("Arguments
-        can only be passed by value (including arrays)", the URScript manual's Functions): such a function changes
-        none of the script's variables; one whose value an expression needs is not evaluated, as before. Returns
-        ``(name, 0, line, column)`` of each such call the entry's ``body`` makes itself (not inside a function or a
-        thread it defines), in order (``RobotProgram.extra["nowhere"]``)."""
+        """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
+        manual's Functions: it changes none of the script's variables). Returns ``(name, 0, line, column)`` of each
+        such call the entry's ``body`` makes itself, in order (``RobotProgram.extra["nowhere"]``)."""
         sites: dict[str, list[Tree]] = {}
         for call in self.tree.find_data("call"):
             if self.found_nowhere(str(call.children[0])):
@@ -727,8 +683,7 @@ class Flow(calls.Texts):
                               for_value: bool):
         """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
-        state equal on what it may read (:attr:`Summary.reads`), what it did then is done again (one that moved: while no
-        pass is taken back, in the same context). Returns its value (None: none or not known)."""
+        state equal on what it may read, what it did then is done again. Returns its value (None: none or unknown)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
@@ -781,8 +736,8 @@ class Flow(calls.Texts):
             self.frames.pop()
         returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
-            self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
-            if not all(v is returned or v == returned for _, v in frame.exits):
+            self.merge([self.snapshot(scope), *(state for _, state, _ in frame.exits)], scope, name)
+            if not all(v is returned or v == returned for *_, v in frame.exits):
                 returned = None
         added = self.steps[first:]
         for step in added if scope else ():  # the outermost call with arguments is the one named
@@ -795,10 +750,9 @@ class Flow(calls.Texts):
                 [(s, self._in_call.get(id(s))) for s in added])
         return returned
 
-    def through_call_site(self, node, local: dict, kind: str) -> Point | None:
+    def through_call_site(self, node, local: dict) -> Point | None:
         """The point of a motion's target ``pose_trans``/``pose_add``/``pose_sub`` (:data:`.calls.THROUGH`, nested) of
-        a parameter bound to a pose written at the call site: that pose's text, the result as the pose, the whole
-        expression as the argument (recorded in ``_reads``); None for any other."""
+        a parameter bound to a pose written at the call site: that pose's text, the result as the pose; else None."""
         layers, inner = [], node
         while isinstance(inner, Tree) and inner.data == "call" and str(inner.children[0]) in calls.THROUGH:
             args, kwargs = split_arguments(inner)
@@ -810,15 +764,27 @@ class Flow(calls.Texts):
                 return None
             layers.append((inner, leads[0][1]))
             inner = leads[0][0]
+        if layers and self._uses(str(inner.children[0])) > 1:  # (a parameter read in more ways than this one: the
+            return None  # expression is the motion's own text, a table where the calls need it differently)
         if not layers or not self._leads_to_call_site(inner, local):
             return None
-        point = self.point(inner, local, kind)
+        point = self.point(inner, local)
         poses = [self.lookup(inner.children[0], local).value.T, *(self.evaluate(layer, local).T
                                                                  for layer, _ in reversed(layers))]
         if not calls.read_at_call_site(self._reads, (point.text.start, span_of(node).start),
                                        [(str(layer.children[0]), how) for layer, how in layers], poses):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
+
+    def _uses(self, name: str) -> int:
+        """How many times the running function's text names ``name`` (cached; 0 outside a function)."""
+        key = (self.frames[-1].name if self.frames else None, name)
+        counts = vars(self).setdefault("_counted_uses", {})
+        if key not in counts:
+            function = self.functions.get(key[0])
+            counts[key] = 0 if function is None else sum(str(node.children[0]) == name
+                                                         for node in function.find_data("name"))
+        return counts[key]
 
     def _leads_to_call_site(self, node, local: dict) -> bool:
         """Whether ``node`` is a name bound to a pose written at a call site, or a :data:`.calls.THROUGH` call."""
@@ -834,8 +800,7 @@ class Flow(calls.Texts):
     def standing_pose(self, node: Tree):
         """``get_actual_tcp_pose()`` (:data:`.STANDING_POSE`): the TCP pose the robot stands at, known where the motion
         before it in its sequence goes to a known Cartesian target without blend: that target, with the tool set
-        now; else :class:`Unsupported` saying why. The motion reading it is written with its absolute corrected
-        target (PolyScope's relative form would displace the corrected target again)."""
+        now; else :class:`Unsupported` saying why."""
         name = str(node.children[0])
         args, kwargs = split_arguments(node)
         if args or kwargs:
@@ -870,8 +835,7 @@ class Flow(calls.Texts):
         return Pose.from_T(T)
 
     def _blend(self, motion: Motion) -> float | None:
-        """The blend radius ``r`` [m] of ``motion`` as written (keyword or positional), 0 by default; None when it
-        is not a number written there."""
+        """The blend radius ``r`` [m] of ``motion`` as written, 0 by default; None when it is not a number."""
         call = parse_at(without_runs("urscript.lark"), self.text, motion.statement.start, motion.statement.end,
                         self.lines, "\n").children[0].children[0]
         args, kwargs = split_arguments(call)
@@ -882,16 +846,15 @@ class Flow(calls.Texts):
             return None
 
 
-#: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`). Definitions, and statements the
-#: reader passes by (a method call talks to an object outside the robot), do nothing.
+#: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`); those passed by do nothing.
 _STATEMENTS = {
     **dict.fromkeys(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
                      "method", "halt_stmt"), lambda *_: None),
     "assign": lambda self, st, local, _: self.assign(st, local),
     "moves": lambda self, st, local, depth: self.run_moves(st.children[0], local, depth),
     "call_stmt": lambda self, st, local, depth: self.run_call(st.children[0], local, depth),
-    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread, "return_stmt": Flow.run_return,
-    "break_stmt": Flow.run_jump, "continue_stmt": Flow.run_jump,
+    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread,
+    **dict.fromkeys(("return_stmt", "break_stmt", "continue_stmt"), Flow.run_jump),
 }
 
 __all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "STATEMENTS_PER_LINE",

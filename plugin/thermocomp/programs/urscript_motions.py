@@ -1,13 +1,11 @@
 """URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
-time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
-:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`Motions.run_moves`), by one resolver
-(:func:`motion_parameters`, the same lookups). A statement the columns do not take goes to the general rules.
+time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`) in bulk (:meth:`Motions.run_moves`),
+by one resolver (:func:`motion_parameters`). A statement the columns do not take goes to the general rules.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -53,16 +51,13 @@ _MOVE = (rf"(?:movel|movej|movep)\((?:p?+{_LITERAL}|pose_trans\({_US}{_NAME}{_US
 #: the gap: a motion a step costs the run of one otherwise (each run splits once: 0.5 ms).
 _STEP = r"""\$[ \t\f\r]*+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+(?:[ \t\f\r]*+(?:"[^"\n]*+"|'[^'\n]*+'))++"""
 _GAP = rf"(?:[ \t\f\r]*+(?:{_STEP}[ \t\f\r]*+)?+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
-#: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between. A statement
-#: is ``movel``, ``movej`` or ``movep`` of a literal pose or joint list, or of ``pose_trans(frame, p[...])``, then
-#: numbers or names, positional or as ``a=``, ``v=``, ``t=``, ``r=``.
+#: A run of plain motions (the grammar's ``MOVES``): one a line, ``movel``, ``movej`` or ``movep`` of a literal pose
+#: or joint list, or of ``pose_trans(frame, p[...])``, then numbers or names, positional or as ``a=``, ``v=``, ...
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
 #: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
 NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
-#: A name among a statement's arguments (after a comma or a keyword's ``=``; not the keyword itself).
-_ARGUMENT_NAME = re.compile(r"[,=][ \t\r]*+([A-Za-z_][A-Za-z0-9_]*+)(?![ \t\r]*+=)")
 
 
 class Refused(Exception):  # noqa: N818
@@ -77,10 +72,8 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
                       ) -> tuple[str, float, float, float | None]:
     """Kind, acceleration [m/s^2 or rad/s^2], speed [m/s or rad/s] and stated duration [s] (or None) of the motion
     ``name`` given the numbers after its point(s), as the URScript manual defines its parameters and defaults.
-
-    The one resolver of a motion's arguments: the general rules call it with a statement's evaluated arguments,
-    a run of plain motions with each distinct argument text's numbers. :class:`Refused` where the controller
-    refuses them (too many, an unknown name, ``a`` or ``v`` not above 0, ``t`` below 0).
+    :class:`Refused` where the controller refuses them (too many, an unknown name, ``a`` or ``v`` not above 0,
+    ``t`` below 0).
     """
     kind, n_points, a_default, v_default = MOTIONS[name]
     parameters = PARAMETERS[name]
@@ -101,31 +94,27 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
     return kind, a, v, t if t > 0 else None
 
 
-def _arguments(args: str) -> tuple[list, dict] | None:
-    """A run's statement's arguments as written (``", a=1.2, v=speed"``): positional and keyword values, each a
-    number or the name of a variable; None where a number is beyond a double (the general rules name it)."""
-    positional, keywords = [], {}
+def _arguments(args: str) -> list[tuple[int, str | None, int, float | str]]:
+    """A run's statement's arguments as written after its point (``", a=1.2, v=speed"``): each one's offset in
+    ``args``, keyword (or None), its value's offset and its value, a number or the name of a variable."""
+    found, at = [], args.find(",") + 1
     for arg in args.split(",")[1:]:
-        key, _, text = arg.rpartition("=")
+        key, equal, text = arg.rpartition("=")
+        value_at = at + len(key + equal) + len(text) - len(text.lstrip())
         text = text.strip()
-        value: float | str = text if text[0].isalpha() or text[0] == "_" else float(text)
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        if key.strip():
-            keywords[key.strip()] = value
-        else:
-            positional.append(value)
-    return positional, keywords
+        found.append((at + len(arg) - len(arg.lstrip()), key.strip() or None, value_at,
+                      text if text[0].isalpha() or text[0] == "_" else float(text)))
+        at += len(arg) + 1
+    return found
 
 
 class Statements(RunStatements):
-    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`: each is its name,
-    ``(``, its point (a literal, or ``pose_trans(frame, p[...])``), its arguments and ``)``), and what their text
-    alone gives, found once a token.
+    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`) and what their
+    text alone gives, found once a token.
 
     ``spans`` ``(k, 11)``: the parts' offsets in the token (:data:`NAME`, ...); ``shape_of`` each statement's
-    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``arguments`` each one's
-    (:func:`_arguments`, or None); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
+    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``parsed`` each one's
+    arguments (:func:`_arguments`); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
     within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others);
     ``framed`` ``(k,)``: the point is ``pose_trans(frame, p[...])``; ``names``: the names the statements read,
     ``(offset in the token, name)`` in order (their columns then depend on the walker's state).
@@ -146,8 +135,7 @@ class Statements(RunStatements):
         spans = np.stack([self.start, opens, opens + 1, point_end, point_end, skipped(b, SPACE, ends, -1), ends + 1,
                           frame, frame_end, literal, list_ends], axis=1)
         shape_of, shape_first = self.shapes(point_end)
-        shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
-        arguments = [_arguments(args) for args in shape_args]
+        parsed = [_arguments(token[a:b]) for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
         # the literals of six numbers within range, parsed together
         literals = spans[:, LITERAL:LITERAL + 2].tolist()
         six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
@@ -164,12 +152,12 @@ class Statements(RunStatements):
             T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
         # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
         names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
-        in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for args in shape_args]
+        in_shape = [[(at, value) for *_, at, value in found if isinstance(value, str)] for found in parsed]
         if any(in_shape):
             for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
                 names += [(start + at, name) for at, name in in_shape[s]]
             names.sort()
-        self.spans, self.shape_first, self.shape_of, self.arguments = spans, shape_first, shape_of, arguments
+        self.spans, self.shape_first, self.shape_of, self.parsed = spans, shape_first, shape_of, parsed
         self.values, self.T_literal, self.framed, self.names = values, T, framed, names
 
 
@@ -177,7 +165,7 @@ class Motions:
     """The walker's motions: one statement (:meth:`run_motion`) or a run in bulk (:meth:`run_moves`)."""
 
     def run_motion(self, call: Tree, name: str, args: list, kwargs: dict, local: dict) -> None:
-        kind, n_points, _, _ = MOTIONS[name]
+        n_points = MOTIONS[name][1]
         if len(args) < n_points:
             raise self.error(f"{name}: expected {n_points} target(s), got {len(args)}", call)
         params = dict(zip(PARAMETERS[name], args[n_points:]))
@@ -185,9 +173,8 @@ class Motions:
         try:
             motion_parameters(name, [1.0] * (len(args) - n_points), dict.fromkeys(kwargs, 1.0))  # (count, names)
             values = {k: self.number(v, local) for k, v in params.items()}
-            points = tuple(self.point(args[i], local, kind) for i in range(n_points))
-            kind, a, v, t = motion_parameters(name, [values[k] for k in PARAMETERS[name][:len(args) - n_points]],
-                                              {k: values[k] for k in kwargs})
+            points = tuple(self.point(args[i], local) for i in range(n_points))
+            kind, a, v, t = motion_parameters(name, [], values)  # (each by its name)
         except Refused as refused:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
@@ -197,9 +184,9 @@ class Motions:
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
             duration_s=t))
 
-    def point(self, node, local: dict, kind: str) -> Point:
+    def point(self, node, local: dict) -> Point:
         outer = node
-        if isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == "get_inverse_kin":
+        if node.data == "call" and str(node.children[0]) == "get_inverse_kin":  # (an expression: a tree)
             args, kwargs = split_arguments(node)
             if len(args) != 1 or set(kwargs) - {"qnear", "maxPositionError", "maxOrientationError"}:
                 raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
@@ -208,23 +195,22 @@ class Motions:
         value = self.evaluate(node, local)
         if self.tool is None:  # (the TCP a motion runs with)
             raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
-        through = self.through_call_site(node, local, kind)
+        through = self.through_call_site(node, local)
         if through is not None:  # (pose_trans of a pose written at the call site: written there)
             return replace(through, whole_argument=whole)
         name, text_node = "", node
-        if isinstance(node, Tree) and node.data == "name":
-            binding = self.lookup(node.children[0], local)
+        head = node.children[0] if node.data in ("name", "member", "index") else None
+        if node.data == "name":
+            binding = self.lookup(head, local)
             name, text_node = binding.name, binding.literal or node
-            self.direct_refs.add(node.children[0].start_pos)
-        elif isinstance(node, Tree) and node.data == "member" and isinstance(node.children[0], Tree) \
-                and node.children[0].data == "name":  # ``Waypoint_1.p``: written in the record's literal
-            binding = self.lookup(node.children[0].children[0], local)
+            self.direct_refs.add(head.start_pos)
+        elif node.data == "member" and head.data == "name":  # ``Waypoint_1.p``: written in the record's literal
+            binding = self.lookup(head.children[0], local)
             literal = binding.value.literals.get(str(node.children[1])) if isinstance(binding.value, Record) else None
             if literal is not None:
                 name, text_node = binding.name, literal
-                self.direct_refs.add(node.children[0].children[0].start_pos)
-        elif isinstance(node, Tree) and node.data == "index" and len(node.children) == 2 \
-                and isinstance(node.children[0], Tree) and node.children[0].data == "name":
+                self.direct_refs.add(head.children[0].start_pos)
+        elif node.data == "index" and len(node.children) == 2 and head.data == "name":
             name, text_node = self._element_text(node, local) or (name, text_node)
         if isinstance(value, Pose):
             T, q = value.T, None
@@ -243,8 +229,7 @@ class Motions:
 
     def _element_text(self, node: Tree, local: dict) -> tuple[str, object] | None:
         """Where ``poses[i]`` is written: the element's pose literal in the list's literal (``[p[...], ...]``), or
-        the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``): a loop walking a
-        list of constant poses has each pass's target written where it stands. None where neither."""
+        the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``); else None."""
         base = node.children[0].children[0]
         binding = self.lookup(base, local)
         literal = binding.literal
@@ -254,10 +239,10 @@ class Motions:
         if not -len(literal.children) <= i < len(literal.children):
             return None
         element = literal.children[i]
-        if isinstance(element, Tree) and element.data in ("pose", "list"):
+        if element.data in ("pose", "list"):
             self.direct_refs.add(base.start_pos)
             return binding.name, element
-        if isinstance(element, Tree) and element.data == "name":
+        if element.data == "name":
             held = self.globals.get(str(element.children[0]))
             if held is not None and held.literal is not None and held.value is not None:
                 self.direct_refs.add(element.children[0].start_pos)
@@ -266,14 +251,11 @@ class Motions:
 
     def move_matches(self, token: Token) -> Statements:
         """The :class:`Statements` of a ``MOVES`` token, split once."""
-        if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = Statements(token)
-        return self._matches[token.start_pos]
+        return self._once(("statements", token.start_pos), lambda: Statements(token))
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
-        where it stands (the arguments not read): what a construct looked into but not run names, motion by
-        motion. Built once a node."""
+        where it stands (the arguments not read). Built once a node."""
         done = self._general.get(id(tree))
         if done is None:
             if not any(True for _ in tree.find_data("moves")):
@@ -294,11 +276,9 @@ class Motions:
                 for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
-        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (the same
-        :func:`motion_parameters` and lookups, once per distinct argument text and frame: :meth:`moves_columns`). A
-        statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
-        arguments the motion refuses; every one while the tool is known only while running) is run by the general
-        rules in its place (:meth:`run_body`), for its finding or its error."""
+        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (:meth:`moves_columns`);
+        a statement the columns do not take (every one while the tool is unknown) is run by the general rules in its
+        place, for its finding or its error."""
         st = self.move_matches(token)
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
@@ -314,12 +294,11 @@ class Motions:
 
     def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
         """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
-        set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
-        for the token's next passes (a loop's) where its statements read no variable: they depend on its text alone."""
+        set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take; kept
+        for the token's next passes where its statements read no variable."""
         text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
-        table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
-                 for name, arguments in zip(names, st.arguments)]
+        table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]  # (kind, a, v, t; None)
         regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
         kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
                                  dtype=float).reshape(-1, 4).T[:, st.shape_of]
@@ -350,13 +329,14 @@ class Motions:
             self._templates[token.start_pos] = done
         return done
 
-    def _parameters(self, name: str, positional: list, keywords: dict, local: dict
-                    ) -> tuple[str, float, float, float | None] | None:
-        """:func:`motion_parameters` of a run's statement's arguments, a name's number looked up as the general rules
-        look it up; None where they must read the statement (a name with no number here, a refusal: theirs to name)."""
+    def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
+        """:func:`motion_parameters` of a run's statement's arguments (:func:`_arguments`), a name's number looked up;
+        None where the general rules must read the statement (a number beyond a double among them too)."""
+        if any(isinstance(value, float) and not math.isfinite(value) for *_, value in found):
+            return None
         try:
-            return motion_parameters(name, [self._run_number(v, local) for v in positional],
-                                     {key: self._run_number(v, local) for key, v in keywords.items()})
+            return motion_parameters(name, [self._run_number(v, local) for _, key, _, v in found if key is None],
+                                     {key: self._run_number(v, local) for _, key, _, v in found if key})
         except (Refused, Unsupported):
             return None
 
@@ -364,9 +344,8 @@ class Motions:
         return value if isinstance(value, float) else self.number(Tree("name", [Token("NAME", value)]), local)
 
     def _frame(self, name: str, local: dict) -> Pose | None:
-        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none, or
-        where it is a parameter bound to a pose written at the call site (the general rules write the target there,
-        :meth:`~thermocomp.programs.urscript_flow.Flow.through_call_site`)."""
+        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none or is
+        bound to a pose written at the call site (the general rules write the target there)."""
         node = Tree("name", [Token("NAME", name)])
         if self._leads_to_call_site(node, local):
             return None
@@ -376,8 +355,7 @@ class Motions:
             return None
 
     def name_runs(self) -> None:
-        """Each run of the tree given the names its statements read, as ``name`` nodes after its token where they
-        stand in the file: what reads a variable is found in the tree as the general rules' statements show it."""
+        """Each run of the tree given the names its statements read, as ``name`` nodes after its token."""
         for node in self.tree.find_data("moves"):
             token = node.children[0]
             found = self.move_matches(token).names

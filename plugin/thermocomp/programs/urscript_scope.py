@@ -1,32 +1,18 @@
 """What the URScript controller refuses to compile although the grammar reads it: a keyword argument given twice,
 before a positional one or for a parameter a positional one already gives (``movel(p, 0.5, a=1)``), a function
-defined twice in one scope (UR, "The URScript Programming Language": functions, keyword arguments, scoping).
-
-The grammar (``urscript.lark``) takes arguments in any order, and a grammar cannot count names. The check runs
-once per script, before the walker: each refusal names the file, line and column of the offending text.
-
-Left to the walker, not refused here: a name not defined in the file. A function or variable the controller
-supplies (a URCap's, the installation's variables, a newer firmware's function) is not in the file either, so
-the walker names it as something it cannot follow instead.
+defined twice in one scope (UR, "The URScript Programming Language": functions, keyword arguments, scoping). Each
+refusal names the file, line and column. (A name not defined in the file is the walker's: the controller may
+supply it.)
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 from lark import Token, Tree
 
 from thermocomp.errors import InputError
-from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
-
-#: In a run of plain motions (one ``MOVES`` token: numbers or variables after the point, each maybe named ``a=``,
-#: ``v=``, ``t=``, ``r=``; urscript_motions.MOVES_PATTERN): a number or variable given by position after a named one,
-#: or a name given twice in one statement (``[^)]``: within the statement).
-_RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9]|[A-Za-z_][A-Za-z0-9_]*+[ \t\r]*+[,)])")
-_RUN_TWICE = re.compile(r"([avtr])[ \t\r]*=[^)]*?,[ \t\r]*(\1)[ \t\r]*=")
-#: ... or a statement with a number or variable given by position after its point and a name later on (``movel(p[...],
-#: 0.5, a=1)``: the arguments are then read one by one to tell whether the name is the positional one's).
-_RUN_BOTH = re.compile(r"\][ \t\r]*+\)?+[ \t\r]*+,[ \t\r]*+(?![avtr][ \t\r]*=)[^,)\n]*,[^)\n]*?[avtr][ \t\r]*=")
+from thermocomp.programs.urscript_motions import ARGS, MOTIONS, NAME, PARAMETERS, Statements
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
 _SCOPES = frozenset(("start", "func_def", "thread_def", "sec_def"))
@@ -72,50 +58,14 @@ def _check_arguments(call: Tree, path: str) -> None:
         raise _refuse(found[1], arg.children[0] if arg.data == "kwarg" else arg, path)
 
 
-#: One argument of a statement in a run of plain motions: its text up to the next top-level comma or the
-#: statement's closing parenthesis (a point ``p[...]`` or ``pose_trans(f, p[...])`` holds no keyword).
-_RUN_KEYWORD = re.compile(r"[ \t\r\n]*([avtr])[ \t\r]*=")
-
-
-def _run_arguments(text: str) -> list[tuple[str, list[tuple[int, str | None]]]]:
-    """The function and the arguments of each statement of a run of plain motions, ``(offset, keyword or None)``;
-    whole-line comments between the statements skipped."""
-    statements, depth, at, head = [], 0, 0, 0
-    while at < len(text):
-        char = text[at]
-        if depth == 0 and char == "#":
-            end = text.find("\n", at)
-            at = len(text) if end < 0 else end
-            continue
-        if char in "([":
-            depth += 1
-            if depth == 1:
-                statements.append((text[head:at].split()[-1], []))
-                start = at + 1
-        elif char in ")]":
-            depth -= 1
-        if (depth, char) in ((1, ","), (0, ")")):
-            arg = text[start:at]
-            keyword = _RUN_KEYWORD.match(arg)
-            skipped = len(arg) - len(arg.lstrip())
-            statements[-1][1].append((start + (keyword.start(1) if keyword else skipped),
-                                      keyword.group(1) if keyword else None))
-            start = at + 1
-            if depth == 0:
-                head = at + 1
-        at += 1
-    return statements
-
-
-def _check_run(token: Token, path: str) -> None:
-    """The statements of a run of plain motions (a ``MOVES`` token), as :func:`_check_arguments` checks a call:
-    the first offending argument in the text is named. (The patterns only tell whether a statement may offend; the
-    arguments are then read one by one.)"""
+def _check_run(token: Token, st: Statements, path: str) -> None:
+    """The statements of a run of plain motions (a ``MOVES`` token), as :func:`_check_arguments` checks a call, each
+    distinct statement text once (:attr:`Statements.parsed`, in order): the first offending argument is named."""
     text = str(token)
-    if all(pattern.search(text) is None for pattern in (_RUN_POSITIONAL_AFTER, _RUN_TWICE, _RUN_BOTH)):
-        return
-    for name, args in _run_arguments(text):
-        found = _first_offence(args, _positional(name))
+    for first, parsed in zip(st.shape_first.tolist(), st.parsed):
+        start = int(st.spans[first, ARGS])  # (the point, then each argument after a comma)
+        found = _first_offence([(0, None), *((start + at, key) for at, key, *_ in parsed)],
+                               _positional(text[st.spans[first, NAME]:st.spans[first, NAME + 1]]))
         if found is not None:
             at, message = found
             line = token.line + text.count("\n", 0, at)
@@ -124,15 +74,15 @@ def _check_run(token: Token, path: str) -> None:
                              row=line, column=column)
 
 
-def check_script(tree: Tree, path: str) -> None:
+def check_script(tree: Tree, path: str, statements: Callable[[Token], Statements]) -> None:
     """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``), naming ``path``,
     line and column: a keyword argument twice or before a positional one; a ``def`` of a name already defined in
-    the same scope (the script's top level, or one function's body)."""
+    the same scope (the script's top level, or one function's body). ``statements``: a run's, split once."""
     for node in tree.iter_subtrees_topdown():
         if node.data in ("call", "method"):
             _check_arguments(node, path)
         elif node.data == "moves":
-            _check_run(node.children[0], path)
+            _check_run(node.children[0], statements(node.children[0]), path)
         elif node.data in _SCOPES:
             defined: dict[str, Token] = {}
             for st in node.children:

@@ -1,8 +1,6 @@
 """URScript's data as the reader follows it (:class:`Values`, part of :mod:`thermocomp.programs.urscript`):
-variables and scopes, expressions (the manual's operators and math, poses, records), the states of paths merged
-where they join. A value is known before running (a float, bool, string, list, :class:`Pose`, :class:`Record`)
-or not: a binding whose value is ``None`` (an input, a socket, arithmetic on such), refused where a motion reads
-it, naming the variable.
+variables, expressions, the states of paths merged where they join. A value is known before running (a float, bool,
+string, list, :class:`Pose`, :class:`Record`) or not (``None``: refused where a motion reads it, naming it).
 """
 
 from __future__ import annotations
@@ -52,7 +50,7 @@ CONSTANTS = {"True": True, "False": False, "pi": float(np.pi)}
 
 class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement that reports it)
     """A construct, or a value, the reader cannot follow before running; ``where`` locates it, ``origin`` names the
-    value known only while running, for the message of a motion that reads it (``a value of x``)."""
+    value for the message of a motion that reads it (``a value of x``)."""
 
     def __init__(self, message: str, where, origin: str = "") -> None:
         super().__init__(message)
@@ -77,8 +75,7 @@ class Pose:
 
 @dataclass(frozen=True)
 class Record:
-    """A URScript struct (``struct(p=p[...], q=[...])``): its members' values, and the pose or list literal each
-    member was given, if it was (where a motion to the member is written back)."""
+    """A URScript struct (``struct(p=p[...], q=[...])``): its members' values, and their pose or list literals."""
 
     values: dict
     literals: dict
@@ -94,8 +91,8 @@ class Binding:
 
     @cached_property
     def signature(self) -> tuple:
-        """What of the binding can change what a statement reading it does (its value exactly, literal, name, why
-        and stood): equal for bindings a path gave the same again (Flow.call_function_of_file). Never changed."""
+        """What of the binding can change what a statement reading it does: equal for bindings a path gave the same
+        again (Flow.call_function_of_file)."""
         return _value_signature(self.value), id(self.literal), self.name, self.why, self.stood
 
 
@@ -109,8 +106,7 @@ def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
 
 #: The manual's functions evaluated on values known before running: what each argument must be (``p`` a pose,
 #: ``n`` a number, ``l`` a list of numbers or a pose's six values, ``3`` a list of three numbers, ``x`` a number or
-#: a list of numbers) and the function of their values. ``rpy2rotvec([roll, pitch, yaw])`` is the rotation vector
-#: [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)``, ``rotvec2rpy`` its inverse; ``pose_sub`` undoes ``pose_add``.
+#: a list of numbers) and the function of their values (``rpy2rotvec``: of ``Rz(yaw) Ry(pitch) Rx(roll)``).
 BUILTINS = {
     "pose_trans": ("pp", lambda a, b: Pose.from_T(a.T @ b.T)),
     "pose_add": ("pp", lambda a, b: Pose.from_T(transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3]))),
@@ -141,9 +137,8 @@ def _numeric_array(value) -> bool:
 
 
 def _arithmetic(left, op: str, right, where):
-    """``left op right`` of numbers, or with an array or matrix on either side as the manual's "Matrix and Array
-    Expressions" define it: a matrix times a matrix or an array is the matrix product; otherwise index by index
-    between operands of one shape, or with a number applied to every entry."""
+    """``left op right`` of numbers, arrays or matrices (the manual's "Matrix and Array Expressions"): a matrix times
+    a matrix or an array is the matrix product; else index by index, a number applied to every entry."""
     if isinstance(left, float) and isinstance(right, float):
         if op in "/%" and right == 0:
             raise Unsupported("division by zero", where)
@@ -228,8 +223,7 @@ def _same_binding(a: Binding | None, b: Binding | None) -> bool:
 
 
 def _rebound(scope: dict, first: dict):
-    """The names whose binding objects differ between two scopes: the paths are copies of one scope
-    (:meth:`Values.snapshot`), so a variable no path rebound is one object in all."""
+    """The names whose binding objects differ between two scopes (copies of one scope: :meth:`Values.snapshot`)."""
     if len(scope) == len(first) and list(scope) == list(first):  # (one order: the rebound ones, at C speed)
         return compress(scope, map(operator.is_not, scope.values(), first.values()))
     return [name for name in scope.keys() | first.keys() if scope.get(name) is not first.get(name)]
@@ -245,9 +239,8 @@ def _value_signature(value) -> object:
 
 
 def merge_scopes(scopes: list[dict], why: str = "") -> dict:
-    """The variables after paths of a program join (the branches of an ``if`` whose course is known only while
-    running, a loop run zero or more times): a variable keeps its binding where every path gives it the same value
-    (and literal), and is known only while running otherwise, or where a path did not define it."""
+    """The variables after paths of a program join: a variable keeps its binding where every path gives it the same
+    value and literal, else it is known only while running."""
     first = scopes[0]
     merged = dict(first)
     for name in {name for scope in scopes[1:] if scope is not first for name in _rebound(scope, first)}:
@@ -262,8 +255,8 @@ def merge_scopes(scopes: list[dict], why: str = "") -> dict:
 
 @dataclass
 class State:
-    """What a path of the program has changed: the globals, the running function's locals, the tool (``None``:
-    not known before running, set by a ``set_tcp`` under a condition, at ``tool_why``)."""
+    """A path's state: the globals, the running function's locals, the tool (``None``: unknown, why in
+    ``tool_why``)."""
 
     globals: dict
     local: dict
@@ -308,25 +301,20 @@ class Values:
     def merge(self, states: list[State], local: dict, where: str, data_why: str = "", tool_where: str | None = None
               ) -> None:
         """Continue from where ``states`` (paths) join: each variable, and the tool, known where all agree. ``where``:
-        the construct whose paths join (``the while at line 7``); ``data_why``: what changed a variable where they do
-        not (by default, the paths through ``where``); ``tool_where``: where a ``set_tcp`` set the tool where they do
-        not (by default ``where``)."""
-        why = f"set_tcp in {tool_where or where}"
+        the construct whose paths join (``the while at line 7``); ``data_why``, ``tool_where``: what changed a variable,
+        where a ``set_tcp`` set the tool, where they do not agree (by default, the paths through ``where``)."""
         data_why = data_why or f" (the paths through {where} give it different values)"
         globals_ = merge_scopes([s.globals for s in states], data_why)
         locals_ = globals_ if local is self.globals else merge_scopes([s.local for s in states], data_why)
-        tool = states[0].tool
-        if tool is not None and all(_same(s.tool, tool) for s in states[1:]):
-            tool_why = ""
-        else:
-            tool = None
-            tool_why = next((s.tool_why for s in states if s.tool is None and s.tool_why), why)
+        tool, tool_why = states[0].tool, ""
+        if tool is None or not all(_same(s.tool, tool) for s in states[1:]):
+            tool, tool_why = None, next((s.tool_why for s in states if s.tool is None and s.tool_why),
+                                        f"set_tcp in {tool_where or where}")
         self.restore(State(globals_, locals_, tool, tool_why), local)
 
     # ----- variables
     def assign(self, st: Tree, local: dict) -> None:
-        """``name = value`` (``global``, ``local``) or ``name[i] = value``: a value not known before running is bound
-        as such, saying why."""
+        """``name = value`` (``global``, ``local``) or ``name[i] = value``; a value not known is bound saying why."""
         target, expr, word = assignment(st)
         if root_name(target) in self.unread:  # (what nothing reads: not evaluated, Flow.unread)
             return
@@ -353,7 +341,7 @@ class Values:
 
     def _assign_element(self, target: Tree, expr, is_global: bool, local: dict) -> None:
         """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's value with that element
-        (a pose's coordinate, a list's or a matrix's entry) replaced; Unsupported when not known or out of range."""
+        replaced; Unsupported when not known or out of range."""
         indices: list = []
         node = target
         while node.data == "index":
@@ -417,13 +405,11 @@ class Values:
     # ----- expressions: each rule of urscript.lark by its method ``_value_<rule>`` (the table _RULES)
     def evaluate(self, node, local: dict):
         """The value of the expression ``node`` known before running (a float, bool, str, list, :class:`Pose` or
-        :class:`Record`); Unsupported, locating what is not. (Every expression of the grammar is a tree of a rule
-        in the table.)"""
+        :class:`Record`); Unsupported, locating what is not."""
         return _RULES[node.data](self, node, local)
 
     def condition(self, node, local: dict) -> bool:
-        """A condition, evaluated: a comparison of known values, ``not``, ``and``, ``or``, a known bool. One that
-        reads the pose the robot stands at (or a variable computed from it) is refused (:meth:`stood`)."""
+        """A condition, evaluated to a known bool; one that reads the pose the robot stands at is refused."""
         self._deciding += 1
         try:
             value = self.evaluate(node, local)
@@ -577,9 +563,8 @@ class Values:
     # ----- calls with arguments
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
         """The local scope a call of ``function`` starts with: each parameter bound to its argument (positional,
-        keyword, else its default). An argument naming a variable passes that variable on; any other is evaluated
-        in the caller. URScript's own checks (too many arguments, an unknown or repeated keyword, a parameter
-        without value) are errors naming the call."""
+        keyword, else its default), evaluated in the caller (a variable's binding passed on). What the controller
+        refuses (too many arguments, an unknown or repeated keyword, a parameter without value) is an error."""
         defined = parameters(function)
         name, names = str(function.children[0]), [n for n, _ in defined]
         if len(args) > len(defined):

@@ -1,12 +1,8 @@
 """Write a compensated robot program: the same bytes, with only the motion targets replaced.
 
-Numbers are written with the digits the controller keeps: RAPID ``num`` is a 32-bit float, and UR's script numbers
-are taken as 32-bit too (what PolyScope shows of a double register, the safe side); each value is the shortest
-decimal text that reads back as the same 32-bit float (:func:`single_columns`). A target whose correction is below
-:data:`KEEP_POSITION` and :data:`KEEP_ANGLE` keeps its text (a zero table gives back the program byte for byte). A
-declared target (``CONST robtarget p10 := [...]``, UR ``global wp1 = p[...]``) is replaced in its declaration when
-every motion that uses it gets the same new value; otherwise each motion gets its own value at its argument
-(:func:`~thermocomp.programs.compensate.place_texts`).
+Each number is the shortest decimal text that reads back as the same 32-bit float (RAPID ``num``; UR's numbers
+taken as 32-bit too, the safe side: :func:`single_columns`). A target whose correction is below
+:data:`KEEP_POSITION` and :data:`KEEP_ANGLE` keeps its text (a zero table gives back the program byte for byte).
 """
 
 from __future__ import annotations
@@ -25,21 +21,18 @@ from thermocomp.errors import InputError
 from thermocomp.programs.grammars import byte_spans, joined_bytes
 from thermocomp.programs.model import RobotProgram
 
-#: A correction below these keeps the target's text [m], [rad]: ten times the
-#: IK tolerances (tolerances.py), far below the 32-bit rounding of the text.
+#: A correction below these keeps the target's text [m], [rad]: far below the 32-bit rounding of the text.
 KEEP_POSITION = 1e-8
 KEEP_ANGLE = 1e-8
 
 #: A number as RAPID and URScript write it (``-12``, ``.5``, ``5.``, ``+1e-3``; rapid.lark's ``_NUM``).
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
-#: Decimals a value is rounded to before its 32-bit text (1e-9 mm, deg, m or rad: below any meaning; a
-#: solver's 1e-14 of noise on a zero correction is written 0, not -0.0000000000000063).
+#: Decimals a value is rounded to before its 32-bit text (a solver's 1e-14 of noise on a zero correction is 0).
 NOISE_DECIMALS = 9
 
-#: The magnitudes a 32-bit value is written positionally (``0.5``, ``1500.25``), from 1e-4 up to 1e6 (exclusive);
-#: outside them with an exponent (``1e-05``, ``1.5e+06``): the layout numpy's ``str`` of a ``float32`` has, which
-#: the programs have always been written in.
+#: The magnitudes a 32-bit value is written positionally (``0.5``), from 1e-4 up to 1e6 (exclusive); outside them
+#: with an exponent (``1e-05``, ``1.5e+06``), as numpy's ``str`` of a ``float32``.
 POSITIONAL = (1e-4, 1e6)
 
 #: What starts a comment, per program language (to the end of the line: RAPID ``!``, URScript ``#``).
@@ -50,11 +43,8 @@ _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 
 def single_columns(values: FloatArray) -> list[pa.StringArray]:
     """The shortest decimal text of each entry of ``values`` ``(r, k)`` that reads back as the same 32-bit float
-    (``.0`` dropped, zero and -0 written ``0``), one array a column.
-
-    The digits of pyarrow's cast (double-conversion's shortest form, in C++), laid out positionally within
-    :data:`POSITIONAL` and with a two-digit signed exponent outside it (:func:`_exponent_form`;
-    tests/test_programs_writer_numbers.py compares every layout with numpy's own text).
+    (``.0`` dropped, zero and -0 written ``0``; pyarrow's digits within :data:`POSITIONAL`, numpy's text outside),
+    one array a column.
     """
     stored = stored_singles(values).astype(np.float32) + np.float32(0)  # (-0 + 0 is 0)
     magnitude = np.abs(stored.astype(float))
@@ -62,26 +52,10 @@ def single_columns(values: FloatArray) -> list[pa.StringArray]:
     columns = []
     for k in range(stored.shape[1]):
         text = pc.cast(pa.array(stored[:, k]), pa.string())
-        if odd[:, k].any():
-            mask = pa.array(odd[:, k])
-            own = [_exponent_form(t) for t in text.filter(mask).to_pylist()]
-            text = pc.replace_with_mask(text, mask, pa.array(own, pa.string()))
+        if odd[:, k].any():  # (with an exponent: numpy's text of the value)
+            text = pc.replace_with_mask(text, pa.array(odd[:, k]), pa.array([str(v) for v in stored[odd[:, k], k]]))
         columns.append(text)
     return columns
-
-
-def _exponent_form(text: str) -> str:
-    """``text`` (a finite, non-zero number as pyarrow writes it: ``0.000032``, ``1500000``, ``1.23456e-7``) with
-    one digit before the point and an exponent of two digits or more (``3.2e-05``, ``1.5e+06``, ``1.23456e-07``)."""
-    sign = "-" if text.startswith("-") else ""
-    mantissa, _, exponent = text.lstrip("+-").partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    leading = len(digits) - len(digits.lstrip("0"))
-    digits = digits.strip("0")
-    power = (int(exponent) if exponent else 0) + len(whole) - leading - 1
-    point = "." + digits[1:] if len(digits) > 1 else ""
-    return f"{sign}{digits[0]}{point}e{'-' if power < 0 else '+'}{abs(power):02d}"
 
 
 def stored_singles(values: FloatArray) -> FloatArray:
@@ -93,7 +67,6 @@ def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]
     """The robtargets ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` of the rows of ``shown`` ``(r, 7)``
     (x, y, z [mm], q1..q4), their confdata ``(r, 4)`` (integers) and external axes' texts (``""``: none)."""
     columns = single_columns(np.asarray(shown, dtype=float).reshape(-1, 7))
-    # each list joined on its own, then the lists (fewer arguments a row: a fifth less time than one join of 30)
     return pc.binary_join_element_wise("[[", pc.binary_join_element_wise(*columns[:3], ","), "],[",
                                        pc.binary_join_element_wise(*columns[3:], ","), "],[", confdata_texts(confdata),
                                        "],", _extax_texts(extax), "]", "")
@@ -123,10 +96,8 @@ def _extax_texts(extax: Sequence[str]) -> pa.StringArray:
 
 
 def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
-    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative: ``q``
-    and ``-q`` are one rotation, and a target compensated by a little keeps the signs the program wrote (a
-    diff of the programs shows the corrections, not every number of the orientation flipped). Rows where
-    ``written`` is NaN (none written) keep their sign."""
+    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative (the
+    signs the program wrote kept); rows where ``written`` is NaN keep their sign."""
     with np.errstate(invalid="ignore"):
         flip = np.einsum("...i,...i->...", quat, written) < 0
     return np.where(flip[..., None], -quat, quat)
@@ -141,8 +112,7 @@ class Edit(NamedTuple):
 
 
 class Edits(NamedTuple):
-    """Edits as columns: replace ``text[start[k]:end[k]]`` by ``new[k]`` (a program's hundred thousand targets
-    without an object each: ``new`` an arrow array of the texts, as the batch writers give them)."""
+    """Edits as columns: replace ``text[start[k]:end[k]]`` by ``new[k]`` (an arrow array)."""
 
     start: np.ndarray
     end: np.ndarray
@@ -170,14 +140,10 @@ def _layout_pattern(comment: str) -> re.Pattern:
 
 
 def keep_layout(old: str, new: str, comment: str) -> str:
-    """``new`` (a value written without comments or line breaks) in place of ``old``, keeping ``old``'s comments
-    (program text: "only the motion targets changed, every other byte kept").
-
-    Where both have the same skeleton (the same characters but numbers, whitespace and comments: a robtarget
-    written back as a robtarget), ``old`` with its numbers replaced by ``new``'s, in order; otherwise (``Offs(...)``
-    replaced by its value, a joint target in place of a Cartesian one) ``new`` with ``old``'s comments, each on its
-    own line (indented as the line after it), just inside its first bracket (before it when it has none), where
-    both languages read a line break and a comment as whitespace.
+    """``new`` (a value without comments or line breaks) in place of ``old``, keeping ``old``'s comments: where both
+    have the same skeleton (their characters but numbers, whitespace and comments), ``old`` with its numbers
+    replaced by ``new``'s; otherwise ``new`` with ``old``'s comments, each on its own line (indented as the line
+    after it), just inside its first bracket (before it when it has none).
     """
     pattern = _layout_pattern(comment)
     pieces = [(m.lastgroup, m.group()) for m in pattern.finditer(old)]
@@ -198,9 +164,7 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
     refused.
 
     With ``comment`` (the language's comment start, :data:`COMMENT_STARTS`), a replaced text's comments are kept
-    (:func:`keep_layout`): the spans holding one are found by bisecting the comments' positions, so a program pays
-    for its comments, not for its motions. The text's pieces between the edits and the new texts are interleaved
-    by one arrow ``take`` (:func:`~thermocomp.programs.grammars.byte_spans`), no Python string a piece.
+    (:func:`keep_layout`). The pieces between the edits and the new texts are interleaved by one arrow ``take``.
     """
     edits = edits if isinstance(edits, Edits) else Edits.of(edits)
     start, end, new = edits.take(np.lexsort((edits.end, edits.start)))  # by start, then end
@@ -240,10 +204,9 @@ def table_declaration(prog: RobotProgram, name: str, joint: bool, entries: Seque
 
 
 def declarations_edit(prog: RobotProgram, lines: list[str]) -> Edit:
-    r"""The edit that inserts ``lines`` (declarations and comments, each as the language writes it) where a program
-    declares its data: RAPID right after the ``MODULE`` line (``[ \t]``, not ``\s``, which crosses line ends: a
-    blank line after a ``%%%`` header would match); URScript at the start of the entry function's body, with its
-    indentation, else of the file."""
+    """The edit that inserts ``lines`` (declarations and comments) where a program declares its data: RAPID right
+    after the ``MODULE`` line; URScript at the start of the entry function's body, with its indentation, else of the
+    file."""
     text, nl = prog.text, prog.newline
     if prog.language == "rapid":
         match = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
