@@ -1,14 +1,16 @@
-"""The LALR parsers of the program readers (their tables cached on disk by lark), syntax errors as messages, and the byte
+"""The LALR parsers of the program readers (their tables cached on disk), syntax errors as messages, and the byte
 helpers of the readers' bulk lanes.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import unicodedata
 from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -63,14 +65,22 @@ class _Bounded:
 
 def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file`` with each ``{KEY}``
-    replaced by ``substitutions[KEY]``, its tables cached (lark's cache, in the temporary folder); every parse bounded
+    replaced by ``substitutions[KEY]``, its tables cached as ``__pycache__/<name>-<hash>.lark``; every parse bounded
     (:data:`MAX_TOKENS`)."""
     _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
     options = {**options, "postlex": _Bounded(options.get("postlex"))}
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     for key, value in (substitutions or {}).items():
         grammar = grammar.replace("{" + key + "}", value)
-    return Lark(grammar, parser="lalr", cache=True, **options)
+    # The tables are a pickle, loaded back: they live beside the package (as trusted as its code), never in the shared
+    # temporary folder where lark's ``cache=True`` would put them under a name another local user could plant first.
+    cache = Path(__file__).resolve().parent / "__pycache__"
+    try:
+        cache.mkdir(exist_ok=True)
+    except OSError:  # a read-only installation: built every time
+        return Lark(grammar, parser="lalr", **options)
+    digest = hashlib.sha256(f"{grammar}{options.get('start')}".encode()).hexdigest()[:8]  # (one file a variant)
+    return Lark(grammar, parser="lalr", cache=str(cache / f"{Path(grammar_file).stem}-{digest}.lark"), **options)
 
 
 #: The substitutions and options each grammar's reader parser was first built with (:func:`without_runs`).
