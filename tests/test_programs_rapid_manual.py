@@ -90,6 +90,22 @@ def test_arguments_outside_a_functions_domain_are_refused(key, args, switches):
         evaluate_function(key, args, switches)
 
 
+@pytest.mark.parametrize(("key", "args", "message"), [
+    ("sin", [True], "argument 1: expected a num"), ("strlen", [1.0], "argument 1: expected a string"),
+    ("strpart", ["abc", 1.5, 1.0], "argument 2: expected a whole number, got 1.5"),
+    ("vectmagn", [[1.0, 2.0]], "argument 1: expected 3 numbers"),
+    ("norient", [[0.0, 0.0, 0.0, 0.0]], "argument 1: expected an orientation, got a zero quaternion"),
+    ("poseinv", [[[0.0, 0.0, 0.0]]], "argument 1: expected a pose [[x, y, z], [q1, q2, q3, q4]]"),
+    ("poseinv", [[[0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]], "argument 1: expected 3 numbers"),
+    ("offs", [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]], 1.0, 2.0, 3.0], "argument 1: expected a robtarget"),
+    ("offs", [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 0, 0], 1.0, 2.0, 3.0], "argument 1: expected 4 numbers"),
+])
+def test_an_argument_of_another_kind_is_named_with_the_kind_expected(key, args, message):
+    with pytest.raises(FunctionError) as info:
+        evaluate_function(key, args, {})
+    assert str(info.value) == message
+
+
 #: (call, its value) from the examples of the RAPID reference's string functions.
 STRING_CALLS = [
     ("strlen", ["Robotics"], {}, 8.0), ("strpart", ["Robotics", 1.0, 5.0], {}, "Robot"),

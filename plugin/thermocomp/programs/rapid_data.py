@@ -19,10 +19,7 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.programs.model import (
-    Finding,
-    Span,
-)
+from thermocomp.programs.model import Finding, Span
 from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
 from thermocomp.programs.writer import NUMBER
 
@@ -82,16 +79,11 @@ PREDEFINED: dict[str, tuple[str, object]] = {
 }
 
 #: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types")
-#: by kind, one line of names each (a function's ends in ``()``). ``passive``: instructions that neither move the
-#: robot nor branch (I/O, sockets, files and serial channels, messages, interrupts and triggers set up, EGM set up, data
-#: by name, test signals, speed limits, cameras, cyclic conditions, a system stop): passed over. ``moving``: those that
-#: move the robot or an axis by themselves, change the frame of later motions or tie them to something known only
-#: while running (EGM, path recorder and restarts, force control, soft servo, independent axes, sensors, synchronised
-#: moves, servo guns, load identification): unsupported where the entry runs them. Every other kind says which
-#: arguments the routine gives a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the
-#: required arguments (0-based), the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call
-#: changes exactly these data (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those
-#: evaluated (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
+#: by kind (a function's name ends in ``()``). ``passive``: instructions that neither move the robot nor branch (I/O,
+#: messages, files, interrupts set up...): passed over. ``moving``: those that move the robot or an axis by themselves
+#: or tie later motions to what is known only while running: unsupported where the entry runs them. Every other kind
+#: lists the arguments a call writes (its ``INOUT``, ``VAR`` and ``PERS`` parameters): places among the required ones
+#: (0-based), the optional ones' ``\Name``, ``*`` every one (:data:`WRITES`, :meth:`_Declarations.changed_tokens`).
 BASE_ROUTINES: dict[str, str] = {
     "passive": "CornerPathWarning AliasCamera AliasIOReset CamFlush CamLoadJob CamReqImage CamSetExposure "
                "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef IOBusStart "
@@ -161,8 +153,7 @@ UNSUPPORTED_INSTRUCTIONS = frozenset(_BY_KIND.pop("moving"))
 
 
 def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
-    """The places (``(-1,)``: every one) and the optional names of the arguments a routine of ``kind`` writes
-    (none for ``passive``: no place, no name)."""
+    """The places (``(-1,)``: every one) and the optional names of the arguments a routine of ``kind`` writes."""
     words = kind.split()
     places = (-1,) if words == ["*"] else tuple(int(w) for w in words if w.isdigit())
     return places, frozenset(w[1:].lower() for w in words if w.startswith("\\"))
@@ -214,9 +205,8 @@ class _Data:
 
 @dataclass(frozen=True)
 class _Mark:
-    """What the path being followed knows of one datum besides its value in its scope (:attr:`_Declarations.marks`,
-    by lower-case name): one record, replaced as the path changes it, taken whole at a branch and joined after it
-    (:meth:`.rapid_flow._Flow.join`)."""
+    """What the path being followed knows of one datum besides its value (:attr:`_Declarations.marks`), replaced as
+    the path changes it and joined after a branch (:meth:`.rapid_flow._Flow.join`)."""
 
     #: The statement from which it is changed at run time (its value is not known); None while it is known.
     changed: Tree | Token | None = None
@@ -240,8 +230,8 @@ class _Declarations:
     marks: dict[str, _Mark]
     #: While a motion runs, the :attr:`_Mark.given` of the data it reads (:meth:`_Flow.run_tagged`); else None.
     _reading: dict[str, tuple[Tree, Tree]] | None = None
-    #: Set by :meth:`_Flow.run`: the data of the routine whose last statement is the production loop, which keep their
-    #: values from one cycle to the next as the module's do (:meth:`check_cycles`); its scope and its FOR loops', by id.
+    #: Set by :meth:`_Flow.run`: the data of the routine holding the production loop, kept from cycle to cycle
+    #: (:meth:`check_cycles`); its scope and its FOR loops', by id.
     _cycle_scope: dict[str, _Data]
     _cycle_scopes: dict[int, dict[str, _Data]]
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
@@ -269,8 +259,7 @@ class _Declarations:
             (self.notes if into is None else into).append(note)
 
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
-        """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) where it lies in another file of
-        the task than the one read now (an assignment in another module than the motion that reads the datum)."""
+        """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) in another file of the task."""
         line, col = _location(node)
         if self._node_files is None:
             self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
@@ -281,8 +270,7 @@ class _Declarations:
 
     # ----- types and declarations
     def fields_of(self, dtype: str) -> tuple[tuple[str, str], ...] | None:
-        """The components (name, type) of record type ``dtype`` (RAPID's, or a ``RECORD`` of the task); None for an
-        atomic type or one the task does not declare."""
+        """The components (name, type) of record type ``dtype`` (RAPID's or the task's); None for any other."""
         return RECORDS.get(dtype) or self.records.get(dtype)
 
     def base_type(self, name: str) -> str:
@@ -304,34 +292,28 @@ class _Declarations:
         self.records[names[0]] = tuple((name, self.base_type(ftype)) for ftype, name in fields)
 
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
-        """A data declaration into ``scope`` (:attr:`module_data` or a routine's): its type, its value where it can
-        be evaluated (a ``VAR`` without one starts at :meth:`default_value`), its text."""
-        storage = next(str(c.children[0]).lower() for c in decl.children if isinstance(c, Tree) and c.data == "storage")
-        type_token, name_token = (c for c in decl.children if isinstance(c, Token) and c.type == "NAME")
-        rest = decl.children[decl.children.index(name_token) + 1:]
+        """A data declaration into ``scope`` (:attr:`module_data` or a routine's): its type, value (known) and text."""
+        at = next(i for i, c in enumerate(decl.children) if isinstance(c, Tree))  # (the storage, after LOCAL, TASK)
+        storage, (type_token, name_token, *rest) = str(decl.children[at].children[0]).lower(), decl.children[at + 1:]
         dims = rest.pop(0) if rest and isinstance(rest[0], Tree) and rest[0].data == "dims" else None
         value_node = rest[0] if rest else None
         dtype, key, local = self.base_type(str(type_token).lower()), str(name_token).lower(), (
             None if scope is self.module_data else scope)
-        value: object = None
         try:  # (an initial value that cannot be evaluated: any use of it is unsupported)
-            if value_node is not None:
-                value = self.evaluate(value_node, local)
-            elif storage == "var" and dims is None:  # (RAPID: a VAR without a value starts at 0, FALSE, "")
-                value = self.default_value(dtype)
+            value = None if value_node is None else self.evaluate(value_node, local)
             if dims is not None and (value_node is not None or storage == "var"):
                 value = self._array(value, dims, dtype, str(name_token), value_node, local)
             elif value_node is not None:
                 self.check_record(value, dtype, value_node)
+            elif storage == "var":  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+                value = self.default_value(dtype)
         except _Unsupported:
             value = None
         if local is None and key in scope:  # RAPID refuses it: which one counts?
             first = scope[key]
-            if first.file != self.file:
-                raise self.error(f"{name_token} is declared in two modules of the task: {self._files[first.file][0]} (line "
-                                 f"{first.declared.line}) and here", name_token)
-            raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
-                             name_token)
+            where = (f"in two modules of the task: {self._files[first.file][0]} (line {first.declared.line}) and here"
+                     if first.file != self.file else f"twice in the module (first at line {first.declared.line})")
+            raise self.error(f"{name_token} is declared {where}", name_token)
         if storage == "pers":
             self.persistent.add(key)  # (another task or the operator may change it)
         self.storages.setdefault(key, set()).add(storage)
@@ -477,9 +459,8 @@ class _Declarations:
         return self.evaluate_typed(node, local)[0]
 
     def evaluate_typed(self, node: Tree, local: dict[str, _Data] | None) -> tuple[object, str | None]:
-        """The value of expression ``node`` and its RAPID type (None for an aggregate: the type it is given decides),
-        by the kind of node (:data:`_EVALUATORS`: every node rapid.lark's ``expr`` makes); :class:`_Unsupported`
-        where it is not known here."""
+        """The value of expression ``node`` and its RAPID type (None for an aggregate) by the kind of node
+        (:data:`_EVALUATORS`); :class:`_Unsupported` where it is not known here."""
         return _EVALUATORS[node.data](self, node, local)
 
     def evaluate_as(self, node, local, dtype: str) -> object:
@@ -591,8 +572,7 @@ class _Declarations:
         return value
 
     def check_integer(self, value: float, what: str, where: Tree | Token) -> int:
-        """``value`` as an int: a whole number within :data:`INT_MAX` (RAPID's integers are ``num``); else an
-        :class:`InputError` naming ``what``."""
+        """``value`` as an int: a whole number within :data:`INT_MAX`; else an :class:`InputError` naming ``what``."""
         if not (value == value and abs(value) <= INT_MAX and value == int(value)):
             raise self.error(f"{what}: expected a whole number within +-{INT_MAX:,} (an integer a RAPID num holds "
                              f"exactly), got {value:g}", where)
@@ -611,8 +591,7 @@ class _Declarations:
         return positional, optional
 
     def call_function(self, node: Tree, local) -> tuple[object, str]:
-        """A function's value: one of RAPID's evaluated here (:data:`EVALUATED`) or a FUNC of the task
-        (:meth:`evaluate_func`); :class:`_Unsupported` for any other, or arguments known only while running."""
+        """A function's value (:data:`EVALUATED`, or a FUNC of the task); :class:`_Unsupported` where not known."""
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
@@ -637,13 +616,11 @@ class _Declarations:
         if len(positional) != 2 or optional:
             raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
                              "argument(s)", node)
-        arg = positional[0]
-        key = str(arg.children[0]).lower() if isinstance(arg, Tree) and arg.data == "name" else None
-        data = (local or {}).get(key) or self.module_data.get(key or "")
-        array, atype = (None, "") if data is None else (data.value, data.type)
-        rank = atype.count(",") + 1 if atype.endswith("}") else 0
+        key = str(positional[0].children[0]).lower() if getattr(positional[0], "data", "") == "name" else ""
+        data = (local or {}).get(key) or self.module_data.get(key)
+        rank = data.type.count(",") + 1 if data is not None and data.type.endswith("}") else 0
         dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
-        if not rank or not isinstance(array, list):
+        if not rank or not isinstance(array := data.value, list):  # type: ignore[union-attr]
             raise _Unsupported(f"{name} of a value that is not an array of known size", node)
         if not 1 <= dimension <= rank:
             raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
@@ -660,16 +637,14 @@ class _Declarations:
         return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
-        """The value of a call of the task's own ``FUNC`` whose arguments are known, when its body holds only
-        declarations, assignments to its own data and ``RETURN`` (a pallet position computed from constants)."""
+        """A call of the task's own ``FUNC`` whose body holds only declarations, own assignments and ``RETURN``."""
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
         marks = dict(self.marks)
         self._funcs_run.append(name.lower())
         try:
             scope = self.bind_arguments(func, node.children[1] if len(node.children) > 1 else None, local, node)
-            rtype = self.base_type(str([c for c in func.children if isinstance(c, Token) and c.type == "NAME"][0])
-                                   .lower())
+            rtype = self.base_type(str(next(c for c in func.children if getattr(c, "type", "") == "NAME")).lower())
             body = next(c for c in func.children if isinstance(c, Tree) and c.data == "body")
             for statement in body.children:
                 kind = statement.data if isinstance(statement, Tree) else ""
@@ -681,7 +656,7 @@ class _Declarations:
                     if key not in scope or key in self._params.get(id(scope), ()):
                         raise _Unsupported(f"function {name} assigns data that is not its own", statement)
                     self.assign(statement, scope)
-                    if self._changed(self.marks) != self._changed(marks):
+                    if _changed(self.marks) != _changed(marks):
                         raise _Unsupported(f"function {name}: a value known only while running", statement)
                 elif kind == "return_stmt" and statement.children:
                     return self._typed(statement.children[0], scope, rtype), rtype
@@ -696,16 +671,12 @@ class _Declarations:
 
     # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed: later reads see the
-        value. A record or atomic datum of this routine or of the module (or a part of one whose value is known)
-        given a value known here is followed; anything else makes the datum changed at run time
-        (:meth:`record_change`)."""
-        target, value_node = statement.children[0], statement.children[-1]
+        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;``: a datum of this routine or of
+        the module (or a part of one whose value is known) given a value known here is followed (later reads see it);
+        anything else makes the datum changed at run time (:meth:`record_change`)."""
         steps: list[Tree] = []
-        while isinstance(target, Tree) and target.data in ("component", "index"):
-            steps.insert(0, target)
-            target = target.children[0]
-        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
+        root, value_node = self.changed_root(statement.children[0], steps), statement.children[-1]
+        key = None if root is None else str(root).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         data = None if scope is None else scope[key]  # type: ignore[index]
         if data is None or key in self._params.get(id(local), ()) or (
@@ -744,8 +715,7 @@ class _Declarations:
         return value
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
-        """The list holding the part of ``value`` (of type ``dtype``, datum ``name``) that ``step`` names (a
-        ``component`` or ``index`` tree), the part's place in it and its type."""
+        """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
         if step.data == "component":
             fields = self.fields_of(dtype) or ()
             names = [f for f, _ in fields]
@@ -759,8 +729,8 @@ class _Declarations:
         return value, path[-1], dtype[:dtype.index("{")]  # type: ignore[return-value]
 
     def check_cycles(self) -> None:
-        """Data of the module a cycle reads before a followed assignment gives it another value, or before a
-        statement not followed (a branch passed over, ``Incr``) may change it: the next cycle reads that one."""
+        """Data of the module a cycle reads before an assignment gives (or a statement not followed may give) it
+        another value: the next cycle reads that one."""
         followed = [(key, mark.followed) for key, mark in self.marks.items() if mark.followed is not None]
         changed = [(key, (None, mark.changed)) for key, mark in self.marks.items() if mark.changed is not None
                    and (key in self.module_data or key in self._cycle_scope) and mark.followed is None]
@@ -774,10 +744,8 @@ class _Declarations:
                                     "cycle would read that one", read[1])
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
-        """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...``: ``p``), the arguments
-        a routine of the RAPID base writes (:data:`WRITES`), what a routine of the task writes and assigns
-        (:meth:`_Flow.summary`), every datum named in the arguments of a function or routine found nowhere, and the
-        data a ``WaitUntil`` waits on."""
+        """The names of the data ``node`` changes: an assignment's root, the arguments a routine writes (the base's,
+        :data:`WRITES`; the task's, :meth:`_Flow.summary`; one found nowhere: every one), what a ``WaitUntil`` waits on."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
             return [] if root is None else [root]
@@ -808,8 +776,7 @@ class _Declarations:
         return [t for t in map(self.changed_root, written) if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """The data ``statement`` changes (:meth:`changed_tokens`), and those the functions called in its
-        expressions write, are changed at run time from now on."""
+        """The data ``statement`` and the functions it calls change are changed at run time from now on."""
         calls = statement.find_data("func_call") if statement.data in ("assign", "call") else ()
         for node in (statement, *calls):
             for token in self.changed_tokens(node):
@@ -833,13 +800,12 @@ class _Declarations:
         return self.marks.get(key, _NO_MARK).changed
 
     @staticmethod
-    def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:
-        return {key: mark.changed for key, mark in marks.items() if mark.changed is not None}
-
-    @staticmethod
-    def changed_root(target: Tree | Token) -> Token | None:
-        """The name at the root of ``p``, ``p.trans.x`` or ``p{2}`` (None for anything else)."""
+    def changed_root(target: Tree | Token, steps: list[Tree] | None = None) -> Token | None:
+        """The name at the root of ``p``, ``p.trans.x`` or ``p{2}`` (None for anything else); the ``component`` and
+        ``index`` trees from it to ``target`` put into ``steps``."""
         while isinstance(target, Tree) and target.data in ("component", "index"):
+            if steps is not None:
+                steps.insert(0, target)
             target = target.children[0]
         return target.children[0] if isinstance(target, Tree) and target.data == "name" else None
 
@@ -859,10 +825,8 @@ class _Declarations:
     def frame(self, node, local, dtype: str) -> tuple[FloatArray, bool]:
         """A ``tooldata``'s ``tframe`` or a ``wobjdata``'s ``uframe @ oframe``, ``(4, 4)`` [m], and its ``robhold``.
 
-        ``tframe`` is the TCP in the flange (robhold TRUE) or, for a stationary tool (FALSE), in the world;
-        ``uframe`` is in the world or, for a work object held by the robot (TRUE), in the flange (ABB RAPID
-        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused; so is a
-        quaternion of zero norm or not finite (it could not be normalised)."""
+        ``tframe`` is in the flange (robhold TRUE) or the world; ``uframe`` in the world or, robhold TRUE, the
+        flange. A work object moved by a mechanical unit (``ufmec``) or a quaternion not normalisable is refused."""
         value = self.cached(node, local, dtype)
         if dtype == "wobjdata" and value[2] != "":
             raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
@@ -877,14 +841,17 @@ class _Declarations:
         return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
 
 
+def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:
+    return {key: mark.changed for key, mark in marks.items() if mark.changed is not None}
+
+
 def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def compared(function: Callable[[float, float], bool], a: float, b: float, node: Tree) -> bool:
-    """``function(a, b)`` (a comparison of two numbers), refused where the controller's 32-bit ``num`` may decide
-    otherwise: ``a`` and ``b`` as computed here (64-bit) and rounded to 32 bits compare differently (``0.1 + 0.2 =
-    0.3`` is FALSE here, TRUE in 32 bits)."""
+    """``function(a, b)`` (a comparison of two numbers), refused where it differs in 32 bits, the controller's ``num``
+    (``0.1 + 0.2 = 0.3`` is FALSE in 64 bits, TRUE in 32)."""
     got = function(a, b)
     if got != function(np.float32(a), np.float32(b)):
         raise _Unsupported("a comparison of decimal numbers whose outcome depends on their rounding (the controller "
@@ -956,11 +923,8 @@ def numbers_value(text: str) -> list:
 
 
 def _T_from_pose(pose) -> FloatArray:
-    """A RAPID ``pose`` ``[[x, y, z] mm, [q1..q4] (w, x, y, z)]`` as a transform [m].
-
-    The quaternion is normalised (as :func:`~thermocomp.geometry.rotations.matrix_from_quat_wxyz`);
-    written out in plain Python: one pose at a time, numpy's per-call cost would dominate.
-    """
+    """A RAPID ``pose`` ``[[x, y, z] mm, [q1..q4] (w, x, y, z)]`` as a ``(4, 4)`` transform [m], the quaternion
+    normalised; in plain Python: for one pose numpy's per-call cost would dominate."""
     (x, y, z), (w, a, b, c) = pose[0], pose[1]
     s = 1.0 / (w * w + a * a + b * b + c * c)
     return np.array([

@@ -20,60 +20,39 @@ class FunctionError(ValueError):
     """A function's arguments are not what RAPID takes (kind, count, domain)."""
 
 
-def _num(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, float):
-        raise FunctionError(f"{what}: expected a num")
-    return value
-
-
-def _whole(value: object, what: str) -> int:
-    number = _num(value, what)
-    if number != int(number):
-        raise FunctionError(f"{what}: expected a whole number, got {number:g}")
-    return int(number)
-
-
-def _string(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise FunctionError(f"{what}: expected a string")
-    return value
-
-
-def _vector(value: object, size: int, what: str) -> np.ndarray:
+def _numbers(value: object, size: int, what: str) -> np.ndarray:
     if not (isinstance(value, list) and len(value) == size and all(isinstance(v, float) for v in value)):
         raise FunctionError(f"{what}: expected {size} numbers")
     return np.asarray(value, dtype=float)
 
 
-def _rotation(value: object, what: str) -> np.ndarray:
-    """An orientation's rotation matrix."""
-    q = _vector(value, 4, what)
-    if not np.linalg.norm(q) > 0:
-        raise FunctionError(f"{what}: expected an orientation, got a zero quaternion")
-    return matrix_from_quat_wxyz(q)
-
-
-def _pose(value: object, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """A pose's position (mm) and rotation matrix."""
-    if not (isinstance(value, list) and len(value) == 2):
-        raise FunctionError(f"{what}: expected a pose [[x, y, z], [q1, q2, q3, q4]]")
-    return _vector(value[0], 3, what), _rotation(value[1], what)
-
-
-def _robtarget(value: object, what: str) -> list:
-    """A robtarget whose position and orientation are read (its configuration and external axes kept as they are)."""
-    if not (isinstance(value, list) and len(value) == 4):
-        raise FunctionError(f"{what}: expected a robtarget")
-    _vector(value[0], 3, what)
-    _vector(value[1], 4, what)
+def _arg(kind: str, value: object, what: str) -> object:
+    """An argument of ``kind`` as the function takes it (a ``whole`` an int, a ``pos`` an array [mm], an ``orient`` a
+    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind."""
+    if kind in ("num", "whole"):
+        if isinstance(value, bool) or not isinstance(value, float):
+            raise FunctionError(f"{what}: expected a num")
+        if kind == "whole" and value != int(value):
+            raise FunctionError(f"{what}: expected a whole number, got {value:g}")
+        return int(value) if kind == "whole" else value
+    if kind == "string" and not isinstance(value, str):
+        raise FunctionError(f"{what}: expected a string")
+    if kind in ("string", "any"):
+        return value
+    if kind == "pos":
+        return _numbers(value, 3, what)
+    if kind == "orient":
+        if not np.linalg.norm(q := _numbers(value, 4, what)) > 0:
+            raise FunctionError(f"{what}: expected an orientation, got a zero quaternion")
+        return matrix_from_quat_wxyz(q)
+    size, shape = (2, "pose [[x, y, z], [q1, q2, q3, q4]]") if kind == "pose" else (4, "robtarget")
+    if not (isinstance(value, list) and len(value) == size):
+        raise FunctionError(f"{what}: expected a {shape}")
+    if kind == "pose":
+        return _arg("pos", value[0], what), _arg("orient", value[1], what)
+    _numbers(value[0], 3, what)
+    _numbers(value[1], 4, what)
     return value
-
-
-#: How an argument of each kind is read (value, its name in a message -> what the function takes).
-_KINDS: dict[str, Callable[[object, str], object]] = {
-    "num": _num, "pos": lambda value, what: _vector(value, 3, what), "orient": _rotation, "pose": _pose,
-    "robtarget": _robtarget, "whole": _whole, "string": _string, "any": lambda value, what: value,
-}
 
 
 def _orient(matrix: np.ndarray) -> list[float]:
@@ -86,7 +65,7 @@ def _listed(vector: np.ndarray) -> list[float]:
 
 def _rounded(value: float, dec: object = 0.0, truncate: bool = False) -> float:
     """``Round``/``Trunc``: to ``\\Dec`` decimals (halves away from zero, as RAPID rounds)."""
-    decimals = _num(dec, "\\Dec")
+    decimals = _arg("num", dec, "\\Dec")
     if decimals != int(decimals) or not 0 <= decimals <= 15:
         raise FunctionError(f"\\Dec: expected a whole number of decimals within 0..15, got {decimals:g}")
     scale = 10.0 ** int(decimals)
@@ -116,8 +95,8 @@ def _reltool(point: list, dx: float, dy: float, dz: float, rx: float = 0.0, ry: 
     """``RelTool(Point, Dx, Dy, Dz [\\Rx] [\\Ry] [\\Rz])``: moved along the tool's axes, then turned about them (x,
     then the new y, then the new z)."""
     R = matrix_from_quat_wxyz(point[1])
-    turned = R @ rot_x(math.radians(_num(rx, "\\Rx"))) @ rot_y(math.radians(_num(ry, "\\Ry"))) \
-        @ rot_z(math.radians(_num(rz, "\\Rz")))
+    turned = R @ rot_x(math.radians(_arg("num", rx, "\\Rx"))) @ rot_y(math.radians(_arg("num", ry, "\\Ry"))) \
+        @ rot_z(math.radians(_arg("num", rz, "\\Rz")))
     return [_listed(np.asarray(point[0]) + R @ np.array([dx, dy, dz])), _orient(turned), *point[2:]]
 
 
@@ -145,8 +124,7 @@ def _str_find(text: str, position: int, chars: str, **notinset: None) -> float:
 
 
 def _str_map(text: str, source: str, target: str) -> str:
-    """``StrMap(Str, FromMap, ToMap)``: each character found in ``FromMap`` replaced by the one at its place in
-    ``ToMap``."""
+    """``StrMap(Str, FromMap, ToMap)``: each character of ``FromMap`` replaced by the one at its place in ``ToMap``."""
     if len(source) != len(target):
         raise FunctionError(f"FromMap has {len(source)} characters, ToMap {len(target)}")
     return text.translate({ord(a): b for a, b in reversed(list(zip(source, target)))})  # (the first one counts)
@@ -260,7 +238,7 @@ def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, o
         raise FunctionError(f"no optional argument \\{unknown[0]}")
     if len(args) != len(kinds):
         raise FunctionError(f"expected {len(kinds)} argument(s), got {len(args)}")
-    values = [_KINDS[kind](a, f"argument {i + 1}") for i, (kind, a) in enumerate(zip(kinds, args))]
+    values = [_arg(kind, a, f"argument {i + 1}") for i, (kind, a) in enumerate(zip(kinds, args))]
     try:
         value = function(*values, **switches)
     except (OverflowError, ZeroDivisionError, ValueError) as exc:
