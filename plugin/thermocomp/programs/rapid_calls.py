@@ -535,10 +535,37 @@ class _Calls(calls.Texts):
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
         reached = None if self._reach[1] else set(self._reach[0])  # (once for the task)
+        given: list[tuple[str, int, list[tuple[str, int]]]] = []  # ``x := value;``: x, its offset, value's names
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts, reached)
+                for x, value in ((a.children[0], a.children[-1]) for a in module_tree.find_data("assign")):
+                    if x.data == "name" and not any(str(c.children[0]).lower() in self.funcs
+                                                    for c in value.find_data("func_call")):
+                        given.append((str(x.children[0]).lower(), self.file_key + x.children[0].start_pos,
+                                      [(str(n.children[0]).lower(), self.file_key + n.children[0].start_pos)
+                                       for n in value.find_data("name")]))
+        held = {_declared_key(d) for t in trees if given for d in (*t.find_data("param"), *t.find_data("data_decl"))
+                if d.data == "param" or any(s.children[0].type == "PERS" for s in d.find_data("storage"))}
+        targets: dict[str, set[int]] = {}  # each datum assigned whole: where, and the names its values read
+        values: dict[str, list[tuple[str, int]]] = {}
+        for name, at, names in given:
+            targets.setdefault(name, set()).add(at)
+            if name not in held:
+                values.setdefault(name, []).extend(names)
         passes.drop_tabled(uses, self.steps, self.per_pass)
+        # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
+        # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
+        left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)
+        todo = [name for name, n in left.items() if not n]
+        while todo:
+            for name, at in values.pop(todo.pop(), ()):
+                if at in uses.get(name, ()):
+                    uses[name].discard(at)
+                    if name in left:
+                        left[name] -= 1
+                        if not left[name]:
+                            todo.append(name)
         return uses
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
