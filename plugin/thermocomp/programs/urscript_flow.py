@@ -777,14 +777,13 @@ class Flow(calls.Texts):
         return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
 
     def _uses(self, name: str) -> int:
-        """How many times the running function's text names ``name`` (cached; 0 outside a function)."""
-        key = (self.frames[-1].name if self.frames else None, name)
-        counts = vars(self).setdefault("_counted_uses", {})
-        if key not in counts:
-            function = self.functions.get(key[0])
-            counts[key] = 0 if function is None else sum(str(node.children[0]) == name
-                                                         for node in function.find_data("name"))
-        return counts[key]
+        """How many times the running function's text names ``name`` (0 outside a function); its names counted once."""
+        function_name = self.frames[-1].name if self.frames else None
+        function = self.functions.get(function_name)
+        if function is None:
+            return 0
+        return self._once(("names", function_name),
+                          lambda: Counter(str(node.children[0]) for node in function.find_data("name")))[name]
 
     def _leads_to_call_site(self, node, local: dict) -> bool:
         """Whether ``node`` is a name bound to a pose written at a call site, or a :data:`.calls.THROUGH` call."""
