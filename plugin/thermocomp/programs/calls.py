@@ -75,15 +75,16 @@ class Texts:
     parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
     ``(A, B, how)`` (:func:`read_at_call_site`)."""
 
-    def finished(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str]
+    def finished(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str]
                  ) -> tuple[list[MotionRun | Wait], dict]:
         """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
-        the call sites' targets (:meth:`_call_sites`). ``uses()``: the task-wide offsets of every use of each name
-        (``fold`` of it) outside the texts written as tables. A finding per clashing call goes to ``unsupported``, a
-        note per motion left as written to ``notes``."""
+        the call sites' targets (:meth:`_call_sites`) and on what each table reads (:meth:`_table_reads`).
+        ``uses(tabled)``: the task-wide offsets of every use of each name (``fold`` of it) outside the texts
+        ``tabled`` (written as tables). A finding per clashing call goes to ``unsupported``, a note per motion left
+        as written to ``notes``."""
         unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
         while True:
-            steps = self._decided(uses, fold, unfollowed)
+            steps = self._decided(uses, fold, unfollowed, self.per_pass)
             frozen, clashes = _clashes(self.steps, steps, self._in_call, self.per_pass) if self._in_call else (set(), [])
             left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
             dropped: set[int] = set()
@@ -111,19 +112,21 @@ class Texts:
                 self.notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need "
                                           "different targets there", motion.statement.line, motion.statement.column,
                                           motion.file))
+        reads = self._table_reads(steps, uses, fold, unfollowed)
         steps = without(steps, left)
-        return steps, self._call_sites(steps)
+        return steps, {**self._call_sites(steps), **_table_points(steps, reads)}
 
-    def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
-                 ) -> list[MotionRun | Wait]:
-        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed: a
-        declaration is rewritten only if every use of its name is a followed motion's point; a call site's target or
-        a datum passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is read
-        through a function alike on every pass (:func:`read_at_call_site`)."""
+    def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
+                 unfollowed: set[int], tabled: Collection[tuple[int, int]]) -> list[MotionRun | Wait]:
+        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed and the
+        texts ``tabled`` were written as tables: a declaration is rewritten only if every use of its name is a
+        followed motion's point; a call site's target or a datum passed (:attr:`_passed`) only if every use of the
+        parameter in the routine is, and the target is read through a function alike on every pass
+        (:func:`read_at_call_site`)."""
         runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
         if not runs:  # (every target inline: a CAM program)
             return list(self.steps)
-        found = uses()
+        found = uses(tabled)
         direct = self.direct_refs - unfollowed
         changed = True
         while changed:  # a parameter passed on to a further call counts once that call's argument does
@@ -143,6 +146,23 @@ class Texts:
                                                 else kept.get(fold(name), False))
                  for i, name in enumerate(run.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
+
+    def _table_reads(self, decided: list[MotionRun | Wait], uses: Callable, fold: Callable[[str], str],
+                     unfollowed: set[int]) -> dict[tuple[int, int], set[int]]:
+        """Each text written as a table (its key): the task-wide offsets of the texts (declarations, call sites'
+        targets) that the ``decided`` steps rewrite only because that table replaces the text reading them, through
+        calls and assignments alike; where the table is not written they stay as written (:func:`.passes.table_edits`).
+        """
+        tabled = {key for step in decided if isinstance(step, MotionRun)
+                  for key in map(tuple, step.text[:, :2].tolist()) if key in self.per_pass}
+        reads: dict[tuple[int, int], set[int]] = {}
+        for key in sorted(tabled):
+            for old, new in zip(decided, self._decided(uses, fold, unfollowed, tabled - {key})):
+                if isinstance(old, MotionRun) and old is not new:
+                    moved = np.any(old.text != new.text, axis=1)
+                    if moved.any():
+                        reads.setdefault(key, set()).update(((old.text_file[moved] << 40) + old.text[moved, 0]).tolist())
+        return reads
 
     def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
         """``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` of the points whose
@@ -184,6 +204,22 @@ def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", ke
         held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
     return Finding(f"{word}: not resolved before running ({why or 'its outcome or count is known only while running'}"
                    f"); {held}", *where)
+
+
+def _table_points(steps: Sequence[MotionRun | Wait], reads: dict[tuple[int, int], set[int]]) -> dict:
+    """``{"table_reads": {table's key: the points (indices in ``steps``) whose texts are at its offsets ``reads``}}``
+    (:meth:`Texts._table_reads`), or ``{}``."""
+    if not reads:
+        return {}
+    found: dict[tuple[int, int], list[int]] = {key: [] for key in reads}
+    first = 0
+    for step in steps:
+        if isinstance(step, MotionRun):
+            at = (step.text_file << 40) + step.text[:, 0]
+            for key, offsets in reads.items():
+                found[key] += (first + np.flatnonzero(np.isin(at, list(offsets)))).tolist()
+            first += len(step.text)
+    return {"table_reads": {key: tuple(points) for key, points in found.items()}}
 
 
 def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:

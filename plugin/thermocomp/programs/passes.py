@@ -205,19 +205,16 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
-    flags = re.IGNORECASE if rapid else 0
-    names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
-    tabled = {i for idx in found.values() for i in idx.tolist()}
+    reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
     for key in unwritten:
         line = text.count("\n", 0, key[0]) + 1
-        for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
-            for j, n in enumerate(run.name_of_point):
-                if values[j] is not None and j not in tabled and (n.lower() == name.lower() if flags else n == name) \
-                        and run.text[j, 0] != run.argument[j, 0]:
-                    values[j] = None
-                    notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
-                                 f"({name}) is left as written: the table of passes at line {line} that reads it is "
-                                 "not written")
+        for j in reads.get(key, ()):
+            if values[j] is not None:
+                values[j] = None
+                name = run.name_of_point[j]
+                notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here"
+                             f"{f' ({name})' if name else ''} is left as written: the table of passes at line {line} "
+                             "that reads it is not written")
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
     declarations: list[str] = []

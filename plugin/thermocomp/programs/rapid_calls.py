@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Collection
 
 from lark import Token, Tree, Visitor
 
@@ -528,8 +529,8 @@ class _Calls(calls.Texts):
                 unrun.append((name, n_moves, *_location(routine)))
         return tuple(unrun)
 
-    def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled."""
+    def _task_uses(self, tree: Tree, tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts ``tabled``."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
@@ -553,7 +554,7 @@ class _Calls(calls.Texts):
             targets.setdefault(name, set()).add(at)
             if name not in held:
                 values.setdefault(name, []).extend(names)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
+        passes.drop_tabled(uses, self.steps, tabled)
         # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
         # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
         left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)

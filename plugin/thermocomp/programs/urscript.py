@@ -12,6 +12,7 @@ where it comes from. See docs/programs.md.
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -206,15 +207,15 @@ class _Walker(Flow, Motions, Values):
             self.global_names.add(name)
         return self.globals
 
-    def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
+    def _name_uses(self, tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+        """Each name's uses in the file (their offsets), but those assigned and those in the texts ``tabled``."""
         uses: dict[str, set[int]] = {}
         assigns = list(self.tree.find_data("assign"))
         assigned = {id(a.children[-2]) for a in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
+        passes.drop_tabled(uses, self.steps, tabled)
         for target, value, word in map(assignment, assigns):
             # a variable read only inside texts written as tables (or a local never read) is given a value that
             # reads nothing (unless it calls a function: that could move the robot)
