@@ -84,7 +84,7 @@ class Texts:
         as written to ``notes``."""
         unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
         while True:
-            steps = self._decided(uses, fold, unfollowed, self.per_pass)
+            steps = self._decided(uses, fold, unfollowed)
             frozen, clashes = _clashes(self.steps, steps, self._in_call, self.per_pass) if self._in_call else (set(), [])
             left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
             dropped: set[int] = set()
@@ -117,26 +117,13 @@ class Texts:
         return steps, {**self._call_sites(steps), **_table_points(steps, reads)}
 
     def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
-                 unfollowed: set[int], tabled: Collection[tuple[int, int]]) -> list[MotionRun | Wait]:
-        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed and the
-        texts ``tabled`` were written as tables: a declaration is rewritten only if every use of its name is a
-        followed motion's point; a call site's target or a datum passed (:attr:`_passed`) only if every use of the
-        parameter in the routine is, and the target is read through a function alike on every pass
-        (:func:`read_at_call_site`)."""
+                 unfollowed: set[int]) -> list[MotionRun | Wait]:
+        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed
+        (:meth:`_verdicts`)."""
         runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
         if not runs:  # (every target inline: a CAM program)
             return list(self.steps)
-        found = uses(tabled)
-        direct = self.direct_refs - unfollowed
-        changed = True
-        while changed:  # a parameter passed on to a further call counts once that call's argument does
-            changed = False
-            for at, (routine, param) in self._passed.items():
-                if at not in direct and {u for u in found.get(param, ()) if routine.start <= u < routine.end} <= direct:
-                    direct.add(at)
-                    changed = True
-        direct -= {text for (text, _), read in self._reads.items() if read is None}
-        kept = {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
+        direct, kept = self._verdicts(uses(self.per_pass), unfollowed)
         done: dict[int, MotionRun] = {}
         for k, run in runs.items():  # (a step repeated, the passes of a FOR loop: decided once)
             own = np.all(run.text == run.argument, axis=1).tolist()
@@ -147,22 +134,50 @@ class Texts:
                  for i, name in enumerate(run.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
 
-    def _table_reads(self, decided: list[MotionRun | Wait], uses: Callable, fold: Callable[[str], str],
-                     unfollowed: set[int]) -> dict[tuple[int, int], set[int]]:
+    def _verdicts(self, found: dict[str, set[int]], unfollowed: set[int]) -> tuple[set[int], dict[str, bool]]:
+        """The offsets of the call sites' targets and data passed (:attr:`_passed`) that are written there, and
+        whether each name's declaration is kept, for the uses ``found`` (the points at ``unfollowed`` not followed): a
+        declaration is rewritten only if every use of its name is a followed motion's point; a call site's target or
+        a datum passed only if every use of the parameter in the routine is, and the target is read through a
+        function alike on every pass (:func:`read_at_call_site`)."""
+        direct = self.direct_refs - unfollowed
+        changed = True
+        while changed:  # a parameter passed on to a further call counts once that call's argument does
+            changed = False
+            for at, (routine, param) in self._passed.items():
+                if at not in direct and {u for u in found.get(param, ()) if routine.start <= u < routine.end} <= direct:
+                    direct.add(at)
+                    changed = True
+        direct -= {text for (text, _), read in self._reads.items() if read is None}
+        return direct, {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
+
+    def _table_reads(self, decided: list[MotionRun | Wait], uses: Callable[[Collection[tuple[int, int]]], dict],
+                     fold: Callable[[str], str], unfollowed: set[int]) -> dict[tuple[int, int], set[int]]:
         """Each text written as a table (its key): the task-wide offsets of the texts (declarations, call sites'
-        targets) that the ``decided`` steps rewrite only because that table replaces the text reading them, through
-        calls and assignments alike; where the table is not written they stay as written (:func:`.passes.table_edits`).
-        """
-        tabled = {key for step in decided if isinstance(step, MotionRun)
-                  for key in map(tuple, step.text[:, :2].tolist()) if key in self.per_pass}
-        reads: dict[tuple[int, int], set[int]] = {}
-        for key in sorted(tabled):
-            for old, new in zip(decided, self._decided(uses, fold, unfollowed, tabled - {key})):
-                if isinstance(old, MotionRun) and old is not new:
-                    moved = np.any(old.text != new.text, axis=1)
-                    if moved.any():
-                        reads.setdefault(key, set()).update(((old.text_file[moved] << 40) + old.text[moved, 0]).tolist())
-        return reads
+        targets) that the ``decided`` steps rewrite only because that table replaces the text reading them (directly,
+        through calls and assignments: :meth:`_verdicts` of the uses with its text's counted); where the table is not
+        written they stay as written (:func:`.passes.table_edits`)."""
+        tabled: set[tuple[int, int]] = set()
+        passed: set[int] = set()  # the texts rewritten: call sites' targets and data passed, and declarations by name
+        named: dict[str, set[int]] = {}
+        for step in decided:
+            if isinstance(step, MotionRun):
+                tabled.update(key for key in map(tuple, step.text[:, :2].tolist()) if key in self.per_pass)
+                at = ((step.text_file << 40) + step.text[:, 0]).tolist()
+                for i in np.flatnonzero(np.any(step.text != step.argument, axis=1)).tolist():
+                    if at[i] in self._passed:
+                        passed.add(at[i])
+                    elif step.name_of_point[i]:
+                        named.setdefault(fold(step.name_of_point[i]), set()).add(at[i])
+
+        def read(texts: Collection[tuple[int, int]]) -> set[int]:  # the texts kept were ``texts`` not tables
+            direct, kept = self._verdicts(uses(tabled - set(texts)), unfollowed)
+            return {at for at in passed if at not in direct} | {at for name, ats in named.items() if kept.get(name)
+                                                                 for at in ats}
+
+        if not tabled or not (passed or named) or not read(tabled):  # (no table reads a text rewritten)
+            return {}
+        return {key: found for key in sorted(tabled) if (found := read((key,)))}
 
     def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
         """``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` of the points whose
@@ -211,13 +226,18 @@ def _table_points(steps: Sequence[MotionRun | Wait], reads: dict[tuple[int, int]
     (:meth:`Texts._table_reads`), or ``{}``."""
     if not reads:
         return {}
+    tables: dict[int, list[tuple[int, int]]] = {}  # each text read: the tables reading it
+    for key, offsets in reads.items():
+        for at in offsets:
+            tables.setdefault(at, []).append(key)
     found: dict[tuple[int, int], list[int]] = {key: [] for key in reads}
     first = 0
     for step in steps:
         if isinstance(step, MotionRun):
             at = (step.text_file << 40) + step.text[:, 0]
-            for key, offsets in reads.items():
-                found[key] += (first + np.flatnonzero(np.isin(at, list(offsets)))).tolist()
+            for i in np.flatnonzero(np.isin(at, list(tables))).tolist():
+                for key in tables[int(at[i])]:
+                    found[key].append(first + i)
             first += len(step.text)
     return {"table_reads": {key: tuple(points) for key, points in found.items()}}
 

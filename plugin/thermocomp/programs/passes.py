@@ -84,20 +84,18 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
         per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
 
 
-def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
-    """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
-    ``steps`` write as tables (``per_pass``'s): a table replaces its whole text."""
-    if not per_pass:
-        return
-    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
+def uses_in_tables(uses: dict[str, set[int]], steps: list, per_pass: dict) -> dict[tuple[int, int], list]:
+    """The uses in ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) inside each text ``steps``
+    write as a table (``per_pass``'s; a table replaces its whole text): its key -> ``(name, offset)`` of each."""
+    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b, (a, b)) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
-    if not spans:
-        return
-    starts = [a for a, _ in spans]
-    for name, at in uses.items():
-        inside = {u for u in at if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]}
-        if inside:
-            uses[name] = at - inside
+    inside: dict[tuple[int, int], list] = {}
+    starts = [a for a, _, _ in spans]
+    for name, at in uses.items() if spans else ():
+        for u in at:
+            if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]:
+                inside.setdefault(spans[k][2], []).append((name, u))
+    return inside
 
 
 def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
@@ -358,5 +356,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
-           "table_edits", "take", "take_calls"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "groups", "settle",
+           "table_edits", "take", "take_calls", "uses_in_tables"]
