@@ -3,8 +3,9 @@
 Written from ABB's RAPID syntax ("Technical reference manual - RAPID Instructions, Functions and Data types":
 ``PROC`` with parameters, ``VAR``, ``:=``, ``Offs``) and UR's URScript manual (``def`` with parameters, ``local``,
 ``global``, ``pose_trans``), not from any fetched program: the pick routine of hand-written programs, an approach
-computed from the parameter (inline, ``Offs(p, 0, 0, h)`` / ``pose_trans(p, off)``, or a local assigned from it)
-then the parameter itself, called with two targets (declared, or written at the call site). The approach differs
+computed from the parameter (inline, ``Offs(p, 0, 0, h)`` / ``pose_trans(p, off)``, or a local assigned from it,
+RAPID's also through a second datum in a routine the parameter is passed on to) then the parameter itself, called
+with two targets (declared, or written at the call site). The approach differs
 from call to call: a table of corrected targets, the declarations passed rewritten there (docs/programs.md). One
 call's approach out of reach: the table is not written, so its motion reads the declarations passed as written; they
 stay as written too, and so does every motion that reads them (the report names each). Read back, every motion the
@@ -38,9 +39,14 @@ from thermocomp.programs import read_program
 from thermocomp.tolerances import IK_POSITION_TOL
 
 TOLERANCE = 1e-6 + 10 * IK_POSITION_TOL
-RAPID_APPROACH = {
-    "inline": "    MoveL Offs(p, 0, 0, h), v500, z10, tGrip;\n",
-    "local": "    VAR robtarget q;\n    q := Offs(p, 0, 0, h);\n    MoveJ q, v500, z10, tGrip;\n",
+PICK = "  PROC pick(robtarget p, num h)\n"
+RAPID_ROUTINES = {  # pick, its approach h mm above its target
+    "inline": PICK + "    MoveL Offs(p, 0, 0, h), v500, z10, tGrip;\n    MoveL p, v100, fine, tGrip;\n  ENDPROC\n",
+    "local": PICK + "    VAR robtarget q;\n    q := Offs(p, 0, 0, h);\n    MoveJ q, v500, z10, tGrip;\n"
+                    "    MoveL p, v100, fine, tGrip;\n    MoveL q, v500, z10, tGrip;\n  ENDPROC\n",
+    "passed on": PICK + "    go p, h;\n  ENDPROC\n  PROC go(robtarget t, num h)\n    VAR robtarget q;\n"
+                        "    VAR robtarget r;\n    r := Offs(t, 0, 0, h);\n    q := r;\n    MoveL q, v500, z10, tGrip;\n"
+                        "    MoveL t, v100, fine, tGrip;\n  ENDPROC\n",
 }
 UR_APPROACH = {
     "inline": "    movel(pose_trans(p, off), a=1.2, v=0.25)\n",
@@ -50,11 +56,9 @@ UR_APPROACH = {
 
 def _rapid(rng, form: str, far: bool) -> str:
     """``pick a`` then ``pick b``, ``b``'s approach 3 m up where ``far`` (out of reach), ``a`` read in main too."""
-    routine = ("  PROC pick(robtarget p, num h)\n" + RAPID_APPROACH[form] + "    MoveL p, v100, fine, tGrip;\n"
-               + ("    MoveL q, v500, z10, tGrip;\n" if form == "local" else "") + "  ENDPROC\n")
     main = (f"    MoveL c, v100, fine, tGrip;\n    pick a, 50;\n    pick b, {3000 if far else 40};\n"
             "    MoveL a, v100, fine, tGrip;\n")
-    return _module(load_robot("irb140"), rng, main, routine)[0]
+    return _module(load_robot("irb140"), rng, main, RAPID_ROUTINES[form])[0]
 
 
 def _urscript(rng, form: str, far: bool, declared: bool) -> str:
@@ -129,7 +133,7 @@ def _at(src: str, start: str, after: str = "") -> set[int]:
 
 
 @pytest.mark.parametrize("far", [False, True])
-@pytest.mark.parametrize("form", sorted(RAPID_APPROACH))
+@pytest.mark.parametrize("form", sorted(RAPID_ROUTINES))
 def test_rapid_an_approach_out_of_reach_leaves_what_it_reads_as_written(tmp_path, rng, form, far):
     src = _rapid(rng, form, far)
     written, named = _check(tmp_path, rng, "irb140", src, far)
