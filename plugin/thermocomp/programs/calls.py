@@ -112,9 +112,8 @@ class Texts:
                 self.notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need "
                                           "different targets there", motion.statement.line, motion.statement.column,
                                           motion.file))
-        reads = self._table_reads(steps, uses, fold, unfollowed)
         steps = without(steps, left)
-        return steps, {**self._call_sites(steps), **_table_points(steps, reads)}
+        return steps, {**self._call_sites(steps), **self._table_reads(steps, uses, fold, unfollowed)}
 
     def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
                  unfollowed: set[int]) -> list[MotionRun | Wait]:
@@ -151,33 +150,35 @@ class Texts:
         direct -= {text for (text, _), read in self._reads.items() if read is None}
         return direct, {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
 
-    def _table_reads(self, decided: list[MotionRun | Wait], uses: Callable[[Collection[tuple[int, int]]], dict],
-                     fold: Callable[[str], str], unfollowed: set[int]) -> dict[tuple[int, int], set[int]]:
-        """Each text written as a table (its key): the task-wide offsets of the texts (declarations, call sites'
-        targets) that the ``decided`` steps rewrite only because that table replaces the text reading them (directly,
-        through calls and assignments: :meth:`_verdicts` of the uses with its text's counted); where the table is not
-        written they stay as written (:func:`.passes.table_edits`)."""
+    def _table_reads(self, steps: list[MotionRun | Wait], uses: Callable[[Collection[tuple[int, int]]], dict],
+                     fold: Callable[[str], str], unfollowed: set[int]) -> dict:
+        """``{"table_reads": {a table's text (its key): the points of ``steps`` whose texts it reads}}``, or ``{}``:
+        the declarations and call sites' targets ``steps`` rewrite only because that table replaces the text reading
+        them (directly, through calls and assignments: :meth:`_verdicts` with its text's uses counted). Where the table
+        is not written they stay as written (:func:`.passes.table_edits`)."""
         tabled: set[tuple[int, int]] = set()
-        passed: set[int] = set()  # the texts rewritten: call sites' targets and data passed, and declarations by name
-        named: dict[str, set[int]] = {}
-        for step in decided:
+        passed: dict[int, list[int]] = {}  # the texts rewritten: call sites' targets and data passed, their points
+        named: dict[str, list[int]] = {}  # and declarations, by name
+        first = 0
+        for step in steps:
             if isinstance(step, MotionRun):
                 tabled.update(key for key in map(tuple, step.text[:, :2].tolist()) if key in self.per_pass)
                 at = ((step.text_file << 40) + step.text[:, 0]).tolist()
                 for i in np.flatnonzero(np.any(step.text != step.argument, axis=1)).tolist():
                     if at[i] in self._passed:
-                        passed.add(at[i])
+                        passed.setdefault(at[i], []).append(first + i)
                     elif step.name_of_point[i]:
-                        named.setdefault(fold(step.name_of_point[i]), set()).add(at[i])
+                        named.setdefault(fold(step.name_of_point[i]), []).append(first + i)
+                first += len(step.text)
 
-        def read(texts: Collection[tuple[int, int]]) -> set[int]:  # the texts kept were ``texts`` not tables
+        def read(texts: Collection[tuple[int, int]]) -> tuple[int, ...]:  # the points kept were ``texts`` not tables
             direct, kept = self._verdicts(uses(tabled - set(texts)), unfollowed)
-            return {at for at in passed if at not in direct} | {at for name, ats in named.items() if kept.get(name)
-                                                                 for at in ats}
+            return tuple(sorted([i for at, points in passed.items() if at not in direct for i in points]
+                                + [i for name, points in named.items() if kept.get(name) for i in points]))
 
         if not tabled or not (passed or named) or not read(tabled):  # (no table reads a text rewritten)
             return {}
-        return {key: found for key in sorted(tabled) if (found := read((key,)))}
+        return {"table_reads": {key: found for key in sorted(tabled) if (found := read((key,)))}}
 
     def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
         """``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` of the points whose
@@ -219,27 +220,6 @@ def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", ke
         held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
     return Finding(f"{word}: not resolved before running ({why or 'its outcome or count is known only while running'}"
                    f"); {held}", *where)
-
-
-def _table_points(steps: Sequence[MotionRun | Wait], reads: dict[tuple[int, int], set[int]]) -> dict:
-    """``{"table_reads": {table's key: the points (indices in ``steps``) whose texts are at its offsets ``reads``}}``
-    (:meth:`Texts._table_reads`), or ``{}``."""
-    if not reads:
-        return {}
-    tables: dict[int, list[tuple[int, int]]] = {}  # each text read: the tables reading it
-    for key, offsets in reads.items():
-        for at in offsets:
-            tables.setdefault(at, []).append(key)
-    found: dict[tuple[int, int], list[int]] = {key: [] for key in reads}
-    first = 0
-    for step in steps:
-        if isinstance(step, MotionRun):
-            at = (step.text_file << 40) + step.text[:, 0]
-            for i in np.flatnonzero(np.isin(at, list(tables))).tolist():
-                for key in tables[int(at[i])]:
-                    found[key].append(first + i)
-            first += len(step.text)
-    return {"table_reads": {key: tuple(points) for key, points in found.items()}}
 
 
 def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:
