@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable, Collection
 
 from lark import Token, Tree, Visitor
 
@@ -528,8 +529,9 @@ class _Calls(calls.Texts):
                 unrun.append((name, n_moves, *_location(routine)))
         return tuple(unrun)
 
-    def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled."""
+    def _task_uses(self, tree: Tree) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+        """Each name's uses (lower case) in the task's files (offsets keyed by file), but, for texts ``tabled``, those
+        in them: the task read once, a function of ``tabled``."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
@@ -553,20 +555,28 @@ class _Calls(calls.Texts):
             targets.setdefault(name, set()).add(at)
             if name not in held:
                 values.setdefault(name, []).extend(names)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
-        # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
-        left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)
-        todo = [name for name, n in left.items() if not n]
-        while todo:
-            for name, at in values.pop(todo.pop(), ()):
-                if at in uses.get(name, ()):
-                    uses[name].discard(at)
-                    if name in left:
-                        left[name] -= 1
-                        if not left[name]:
-                            todo.append(name)
-        return uses
+
+        inside = passes.uses_in_tables(uses, self.steps, self.per_pass)
+
+        def outside(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+            found, reads = {name: set(at) for name, at in uses.items()}, dict(values)
+            for name, at in (use for key in tabled for use in inside.get(key, ())):
+                found[name].discard(at)
+            # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
+            # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
+            left = {name: len(found.get(name, set()) - targets[name]) for name in reads}  # (its reads: linear)
+            todo = [name for name, n in left.items() if not n]
+            while todo:
+                for name, at in reads.pop(todo.pop(), ()):
+                    if at in found.get(name, ()):
+                        found[name].discard(at)
+                        if name in left:
+                            left[name] -= 1
+                            if not left[name]:
+                                todo.append(name)
+            return found
+
+        return outside
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the file being read, but a ``CONST``'s in a PROC not
