@@ -209,7 +209,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
-        self._costs: dict[str, tuple[int, int]] = {}  # steps and statements a routine runs (:meth:`_Flow.cost`)
+        self._costs: dict[tuple[str, bool], tuple[int, int]] = {}  # steps and statements a routine runs (:meth:`_Flow.cost`)
 
 
 __all__ = ["MOTIONS", "MOVES_PATTERN", "PROCESS_MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text",
