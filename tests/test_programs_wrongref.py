@@ -1,16 +1,19 @@
 """Programs whose every motion target is known before they run, once refused (and the refusals that stay).
 
 Written from the manuals' syntax, not from any fetched program. ABB's "RAPID Instructions, Functions and Data
-types" and "RAPID kernel": ``PROC`` with ``num`` parameters calling itself, compact ``IF ... RETURN;``, ``IF``/
-``ELSE``, ``TEST``/``CASE``/``DEFAULT``, ``FOR``, arrays of ``robtarget`` and ``num`` with ``{i}`` indices, ``Offs``,
-``CalcRobT(jointtarget, tool \\WObj:=wobj)``. UR's "The URScript Programming Language": ``def`` with parameters,
-``pose_trans``, ``pose_inv``, ``interpolate_pose``, ``point_dist``, ``norm``, ``pose_dist``, ``if``/``else``.
+types" and "RAPID kernel": ``PROC`` with ``num`` parameters calling itself, compact ``IF ... RETURN;`` and
+``IF ... GOTO``, labels, ``IF``/``ELSE``, ``TEST``/``CASE``/``DEFAULT``, ``FOR``, arrays of ``robtarget`` and ``num``
+with ``{i}`` indices, ``Offs``, ``CalcRobT(jointtarget, tool \\WObj:=wobj)``. UR's "The URScript Programming
+Language": ``def`` with parameters, ``pose_trans``, ``pose_inv``, ``interpolate_pose``, ``point_dist``, ``norm``,
+``pose_dist``, ``if``/``else``.
 
 - A condition on data the task itself gives values from constants (a counter a FOR of fixed count steps, the
   parameters of a recursive PROC: a Towers-of-Hanoi solver moving discs between three fixed shafts) is decided
   and the branch taken is followed, as the controller does; the size bound counts the branch the file decides.
   A condition on data a cycle reads before giving them a value (a state machine) or on an input stays followed
   along every branch.
+- A ``GOTO`` loop whose count the file fixes (``IF i < 5 GOTO lbl;`` after ``i := i + 1;``) is followed pass by pass,
+  each pass's target a table entry; one whose count is known only while running stays refused.
 - ``CalcRobT`` of a known jointtarget is the robot's forward kinematics: the reader has no robot model, so a
   motion reading it is refused saying so, naming the datum and the line.
 - URScript's pure functions of known poses decide a condition and give a target; ``pose_dist``, whose value the
@@ -154,6 +157,40 @@ def test_the_size_bound_counts_one_branch_where_the_file_decides(tmp_path, rng):
     with pytest.raises(InputError, match=r"main unrolls to 5,500 steps .*every branch of an IF or TEST counted.*"
                                          r"more than --max-motions 999"):
         read_program(path, rapid=RapidOptions(max_motions=999))
+
+
+@pytest.mark.parametrize("counter", ["module", "routine"])
+def test_a_goto_loop_whose_count_the_file_fixes_is_followed_pass_by_pass(tmp_path, rng, counter):
+    """``i := 0; lbl: MoveL Offs(p, i * 10, 0, 0), ...; i := i + 1; IF i < 5 GOTO lbl;`` (RAPID Instructions, GOTO and
+    compact IF): five passes, each its own target, written as a table walked pass by pass (it was refused: at the
+    label every datum the routine assigns was taken as known only while running)."""
+    decl = "  VAR num i;\n" if counter == "module" else ""
+    own = "" if counter == "module" else "    VAR num i;\n"
+    loop = (own + "    MoveL b, v200, fine, tGrip;\n    i := 0;\n    lbl:\n"
+            "    MoveL Offs(a, i * 10, 0, 0), v200, z10, tGrip;\n    i := i + 1;\n    IF i < 5 GOTO lbl;\n"
+            "    MoveL c, v200, fine, tGrip;\n")
+    src, T = _module(load_robot("irb140"), rng, loop, decl=decl)
+    written = _compensated(tmp_path, rng, src, [T["b"], *(_offs(T["a"], 10 * k, 0, 0) for k in range(5)), T["c"]])
+    assert "    lbl:\n    tcPassN1 := tcPassN1 MOD 5 + 1;\n    MoveL tcPassT1{tcPassN1}, v200, z10, tGrip;\n" in written
+    assert "    IF i < 5 GOTO lbl;\n" in written
+
+
+@pytest.mark.parametrize(("step", "words"), [
+    ("i := i + DInput(diStep);", "IF ... GOTO lbl: its condition is known only while running"),  # (the pass's count)
+    ("i := i + 1;\n    IF DInput(diMore) = 1 GOTO lbl;", "i is changed at run time"),  # (a second GOTO: classic)
+])
+def test_a_goto_loop_known_only_while_running_stays_refused(tmp_path, rng, step, words):
+    """A counter stepped by an input, or a second GOTO on an input: the passes are known only while running; the
+    motion reading the counter (or the GOTO) is refused naming the datum and the line."""
+    loop = ("    i := 0;\n    lbl:\n    MoveL Offs(a, i * 10, 0, 0), v200, z10, tGrip;\n    " + step
+            + "\n    IF i < 5 GOTO lbl;\n")
+    src, _ = _module(load_robot("irb140"), rng, loop, decl="  VAR num i;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    found = read_program(path).unsupported
+    assert found and words in found[0].message and found[0].line in (
+        src.splitlines().index("    MoveL Offs(a, i * 10, 0, 0), v200, z10, tGrip;") + 1,
+        src.splitlines().index("    IF i < 5 GOTO lbl;") + 1)
 
 
 @pytest.mark.parametrize("form", ["assigned", "inline"])

@@ -115,7 +115,7 @@ class _Flow(_Calls):
         per_pass: frozenset[tuple[int, int]] = frozenset()
         if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
             self.steps[:], per_pass, refused, notes = passes.settle(
-                self.steps, self.per_pass, set(self.conditional), "FOR", _location, getattr(self, "cycle_start", None))
+                self.steps, self.per_pass, set(self.conditional), _loop_name, _location, getattr(self, "cycle_start", None))
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
@@ -314,6 +314,38 @@ class _Flow(_Calls):
         passes = np.floor((stop - start) / step + 1e-9) + 1  # (a float: 1E38 / 1E-38 passes is inf)
         return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
 
+    def counted_loop(self, body: Tree, at: int, local: dict[str, _Data]) -> bool:
+        """Whether label ``body.children[at]`` starts a loop whose count the file fixes (``i := 0; lbl: ...; i := i +
+        1; IF i < 5 GOTO lbl;``): every GOTO to it an ``IF ... GOTO`` after it in ``body`` whose condition reads data
+        known here that its own assignments between the two give values, which nothing else there changes."""
+        name = str(body.children[at].children[0]).lower()
+        routine = self._routines_run[-1] if self._routines_run else body
+        gotos = [j for j, s in enumerate(body.children) if j > at and _goto_label(s) == name]
+        if not gotos or len(gotos) != sum(str(g.children[0]).lower() == name for g in routine.find_data("goto_stmt")):
+            return False
+        for j in gotos:
+            span, reads = body.children[at + 1:j], {str(n.children[0]).lower() for n in
+                                                     body.children[j].children[0].find_data("name")}
+            given = {str(self.changed_root(s.children[0])).lower() for s in span if s.data == "assign"}
+            if not reads & given or self._decided_value(body.children[j].children[0], local) is None or any(
+                    s.data == "label" or s.data != "assign" and self.summary(s).assigns & reads for s in span):
+                return False
+        self.note_once(Finding(f"label {body.children[at].children[0]}: the IF ... GOTO at line "
+                               f"{_location(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
+                               "holds: followed pass by pass", *_location(body.children[at]), self.file))
+        return True
+
+    def goto_pass(self, statement: Tree, local: dict[str, _Data], loop: tuple[int, int]) -> int | None:
+        """The ``IF ... GOTO`` of a counted loop (:meth:`counted_loop`): where the next pass starts, or None when the
+        file decides it does not jump (the passes' motions taken, as a FOR's)."""
+        branch = self.decided_branch(statement, local)
+        if branch is None:
+            raise _Unsupported(f"IF ... GOTO {_goto_label(statement)}: its condition is known only while running, and "
+                               "the statements after the label may run again with other values", statement)
+        if branch.children:
+            return loop[0]
+        return self.take_passes(loop[1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
+
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
@@ -333,7 +365,10 @@ class _Flow(_Calls):
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> bool:
         """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a
         construct the file decides (``IF n = 0 RETURN;``): the rest of the routine does not run either."""
-        for statement in body.children:
+        loops: dict[str, tuple[int, int]] = {}  # a counted GOTO loop's label: where its passes start, its first step
+        k = 0
+        while k < len(body.children):
+            statement, k = body.children[k], k + 1
             self.work(statement)
             if (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
@@ -342,7 +377,12 @@ class _Flow(_Calls):
                                            "after it in this routine never run", *_location(statement), self.file))
                 return True  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
-                if self.run_statement(statement, local, depth):
+                label = _goto_label(statement)
+                if statement.data == "label" and self.counted_loop(body, k - 1, local):
+                    loops[str(statement.children[0]).lower()] = (k, len(self.steps))
+                elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
+                    k = self.goto_pass(statement, local, loops[label]) or k
+                elif self.run_statement(statement, local, depth):
                     return True
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
@@ -672,18 +712,35 @@ class _Flow(_Calls):
                 break
         if same:
             self.steps.extend(self.steps[first_step:] * max(total - 1, 0) * (not ended))
-            return ended
-        changing = passes.take(self.steps[first_step:], self.per_pass, statement)
+        else:
+            self.take_passes(first_step, statement, f"with the FOR counter {counter}")
+        return ended
+
+    def take_passes(self, first_step: int, loop: Tree, changes: str) -> None:
+        """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
+        a declared target that differs is refused, its motions dropped."""
+        changing = passes.take(self.steps[first_step:], self.per_pass, loop)
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
-            raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
-                               "written target cannot serve every pass", statement)
-        return ended
+            raise _Unsupported(f"{changing.instruction}'s target changes {changes}: one written target cannot serve "
+                               "every pass", loop)
+
+def _goto_label(statement: Tree) -> str | None:
+    """The label (lower case) an ``IF ... GOTO label;`` jumps to; else None."""
+    last = statement.children[-1] if statement.data == "compact_if" else None
+    return str(last.children[0]).lower() if isinstance(last, Tree) and last.data == "goto_stmt" else None
+
+
+def _loop_name(loop: Tree) -> str:
+    """How a note names a loop whose passes need tables: ``FOR``, or a counted GOTO loop's ``IF ... GOTO``."""
+    return "FOR" if loop.data == "for_stmt" else f"IF ... GOTO {loop.children[-1].children[0]}"
+
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
-#: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.
+#: the routine assigns unknown, :meth:`_Flow.run_label`, but a counted loop's: :meth:`_Flow.run_body`); any other is
+#: unsupported.
 _RUNS = {
     "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
     "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
