@@ -141,6 +141,18 @@ def test_a_state_read_before_the_cycle_sets_it_or_an_input_stays_undecided(tmp_p
         "is known only while running, and another path leaves it another value: its value at this motion is not known"]
 
 
+def test_a_value_read_from_a_pers_the_cycle_did_not_set_decides_nothing(tmp_path, rng):
+    """``angle := angle_txt;`` of a ``PERS`` a vision PC writes (the cycle never sets it): the IFs on ``angle`` stay
+    undecided, through a branch that gives it a constant on one path only; both motions are compensated."""
+    body = ("    angle := angle_txt;\n    IF angle < 0 THEN\n      angle := 0;\n    ENDIF\n    IF angle > 45 THEN\n"
+            "      MoveL a, v200, fine, tGrip;\n    ELSE\n      MoveL b, v200, fine, tGrip;\n    ENDIF\n")
+    src, T = _module(load_robot("irb140"), rng, body, decl="  PERS num angle_txt := 0;\n  VAR num angle;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    assert len(read_program(path).extra["conditional"]) == 2
+    _compensated(tmp_path, rng, src, [T["a"], T["b"]])
+
+
 def test_the_size_bound_counts_one_branch_where_the_file_decides(tmp_path, rng):
     """Ten tiers, ``IF nod = k THEN`` a FOR of ``100 k`` motions each (5,500 counted over every branch); the cycle
     sets ``nod := 3``: within a bound of 1,000 (the largest branch), 300 motions read; past the largest branch's

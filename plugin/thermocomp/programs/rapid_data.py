@@ -713,6 +713,9 @@ class _Declarations:
             followed = (value, (followed or (None, statement))[1])  # the first assignment's line
         self.marks[key] = _Mark(joined=mark.joined, followed=followed, given=(  # (one of the values it may have:
             statement, self._unresolved[-1]) if self._unresolved else None)  # :meth:`_Flow.check_paths`)
+        reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
+        (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
+                                 is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:

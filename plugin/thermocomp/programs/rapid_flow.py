@@ -586,8 +586,9 @@ class _Flow(_Calls):
             name = key if bound is None else bound.name.lower()  # (a parameter passed a datum of the task: that one)
             if self.changed_at(key) is not None or self.changed_at(name) is not None or name not in self.module_data \
                     or (name in self.task_changes or name in self.persistent) and self.marks.get(
-                        name, _NO_MARK).followed is None:
-                return None  # (it may change while running; one the task changes: until this cycle gives it a value)
+                        name, _NO_MARK).followed is None or name in self.outside:
+                return None  # (it may change while running; one the task changes: until this cycle gives it a value
+                # that reads no PERS the cycle did not set, which another task or the operator writes)
         try:
             return self.evaluate(node, local)
         except _Unsupported:
@@ -615,7 +616,7 @@ class _Flow(_Calls):
                 counter = statement.children[0]
                 scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
                 self._scopes.append(scope)
-            ends, start = [], before
+            ends, start, outside = [], before, set(self.outside)  # (read from a PERS on some path: so after it)
             for k, body in enumerate(bodies):
                 self.work(statement)  # (each path joined counts: a TEST of many empty cases in a long loop)
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
@@ -623,7 +624,9 @@ class _Flow(_Calls):
                     start = self._snapshot(statement, names, local)
                 self.run_body(body, scope, depth)
                 ends.append(self._snapshot(statement, names, local))
+                outside |= self.outside
             self.join(statement, ends if exhaustive else [*ends, before])
+            self.outside = outside
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
             lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
