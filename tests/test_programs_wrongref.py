@@ -153,6 +153,19 @@ def test_a_value_read_from_a_pers_the_cycle_did_not_set_decides_nothing(tmp_path
     _compensated(tmp_path, rng, src, [T["a"], T["b"]])
 
 
+def test_a_datum_a_trap_gives_a_value_decides_nothing(tmp_path, rng):
+    """A TRAP connected to an interrupt sets ``collision := 1`` at any time once connected: ``collision := 0;`` does
+    not decide ``IF collision = 0`` after it (the interrupt may come between); both motions are compensated."""
+    body = ("    CONNECT iColl WITH tColl;\n    collision := 0;\n    IF collision = 0 THEN\n      MoveL a, v200, fine, "
+            "tGrip;\n    ELSE\n      MoveL b, v200, fine, tGrip;\n    ENDIF\n")
+    src, T = _module(load_robot("irb140"), rng, body, "  TRAP tColl\n    collision := 1;\n  ENDTRAP\n",
+                     decl="  VAR intnum iColl;\n  VAR num collision := 0;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    assert len(read_program(path).extra["conditional"]) == 2
+    _compensated(tmp_path, rng, src, [T["a"], T["b"]])
+
+
 def test_the_size_bound_counts_one_branch_where_the_file_decides(tmp_path, rng):
     """Ten tiers, ``IF nod = k THEN`` a FOR of ``100 k`` motions each (5,500 counted over every branch); the cycle
     sets ``nod := 3``: within a bound of 1,000 (the largest branch), 300 motions read; past the largest branch's

@@ -352,10 +352,12 @@ class _Calls(calls.Texts):
                                    argument=span_of(node))
 
     @functools.cached_property
-    def task_changes(self) -> frozenset[str]:
-        """The data some statement of the task may give a value (a routine it passes them to too)."""
-        return frozenset().union(*(self.summary(r).assigns for r in (*self.routines, *self.procs.values(),
-                                                                        *self.funcs.values())))
+    def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The data some statement of the task may give a value (a routine it passes them to too), and those a TRAP
+        may (at any time once connected)."""
+        return (frozenset().union(*(self.summary(r).assigns for r in (*self.routines, *self.procs.values(),
+                                                                         *self.funcs.values()))),
+                frozenset().union(*(self.summary(t).assigns for t in self.traps.values())))
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name = str(statement.children[0])
