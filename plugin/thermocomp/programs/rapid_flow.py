@@ -616,7 +616,8 @@ class _Flow(_Calls):
                 counter = statement.children[0]
                 scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
                 self._scopes.append(scope)
-            ends, start, outside = [], before, set(self.outside)  # (read from a PERS on some path: so after it)
+            ends, start, outside = [], before, set(self.outside)  # (read from a PERS on some path, or left by
+            # an earlier cycle or another writer on some path: decides no condition after it)
             for k, body in enumerate(bodies):
                 self.work(statement)  # (each path joined counts: a TEST of many empty cases in a long loop)
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
@@ -625,8 +626,9 @@ class _Flow(_Calls):
                 self.run_body(body, scope, depth)
                 ends.append(self._snapshot(statement, names, local))
                 outside |= self.outside
-            self.join(statement, ends if exhaustive else [*ends, before])
-            self.outside = outside
+            paths = ends if exhaustive else [*ends, before]
+            self.join(statement, paths)
+            self.outside = outside | {name for name in names if any(path[name][1].followed is None for path in paths)}
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
             lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
