@@ -98,14 +98,15 @@ def uses_in_tables(uses: dict[str, set[int]], steps: list, per_pass: dict) -> di
     return inside
 
 
-def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
+def settle(steps: list, per_pass: dict, conditional: set[int], construct, location,
            cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
     """The per-pass texts (:func:`take`) the written program can hold: each of its motions runs in the cycle's
     fixed order (at no line of ``conditional``), not both before the production loop (step ``cycle_start``) and in
     it, in the program's own module, at most :data:`MAX_PASSES` times.
 
     Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
-    refused (at its first motion) and a note at each loop (``location(loop)``: its line and column).
+    refused (at its first motion) and a note at each loop (``construct(loop)`` named, at ``location(loop)``: its line
+    and column).
     """
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
     elsewhere = set()  # the texts (or their motions) in another module of the task
@@ -156,7 +157,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     for loop, lines in loops.values():
         shown = ", ".join(map(str, sorted(lines)))
         notes.append(Finding(*loop.note(shown)) if isinstance(loop, Calls)
-                     else Finding(_table_note(construct, shown, "pass"), *location(loop)))
+                     else Finding(_table_note(construct(loop), shown, "pass"), *location(loop)))
     return calls.without(steps, left), taken, refused, notes
 
 

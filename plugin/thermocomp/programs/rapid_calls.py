@@ -81,9 +81,8 @@ class Summary(Visitor):
         A routine's own data and parameters; ``written``: the parameters it assigns (as :data:`.rapid_data.WRITES`).
     mutates : bool
         Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
-    calls, passed : set[str]
-        The names it calls, evaluates or connects (``late``: a late-bound call); the data passed whole (or a part of
-        one) to what it calls but passive instructions.
+    calls : set[str]
+        The names it calls, evaluates or connects (``late``: a late-bound call).
     """
 
     def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
@@ -98,7 +97,6 @@ class Summary(Visitor):
         self.assigns: set[str] = set()
         self.changed: set[str] = set()
         self.calls: set[str] = set()
-        self.passed: set[str] = set()
         self.mutates = self.late = False
         self.visit_topdown(node)
         self.changed |= self.assigns - self.local
@@ -183,9 +181,6 @@ class Summary(Visitor):
         self.calls.add(key)
         routine = flow.procs.get(key)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
-        args = sub.children[1] if len(sub.children) > 1 else None
-        if args is not None and key not in _PASSIVE:  # (a datum passed whole, or a part of one; not one an
-            self.passed.update(str(t).lower() for t in flow.written_arguments(sub, (-1,), None))  # expression reads)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
@@ -359,11 +354,11 @@ class _Calls(calls.Texts):
 
     @functools.cached_property
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The data some statement of the task may change (given a value or passed to a routine), and those given a
-        value."""
-        found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
-        given = frozenset().union(*(f.assigns for f in found))
-        return given.union(*(f.passed for f in found)), given
+        """The data some statement of the task may give a value (a routine it passes them to too), and those a TRAP
+        may (at any time once connected)."""
+        return (frozenset().union(*(self.summary(r).assigns for r in (*self.routines, *self.procs.values(),
+                                                                         *self.funcs.values()))),
+                frozenset().union(*(self.summary(t).assigns for t in self.traps.values())))
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name = str(statement.children[0])
