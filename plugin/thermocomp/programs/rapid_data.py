@@ -174,6 +174,11 @@ class _Unsupported(Exception):
         self.where = where
 
 
+class _Unknown(_Unsupported):
+    """A value known only while running: a datum's (:meth:`_Declarations.lookup`; a ``WaitTime`` of it is noted, not
+    timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
+
+
 def span_of(item: Tree | Token) -> Span:
     """The :class:`Span` of a tree (lark ``propagate_positions``) or a token."""
     at = item if isinstance(item, Token) else item.meta
@@ -430,7 +435,7 @@ class _Declarations:
         if mark.changed is not None:
             joined = mark.joined
             if joined is not None and joined[0] is mark.changed:
-                raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
+                raise _Unknown(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
                                    f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
@@ -438,12 +443,12 @@ class _Declarations:
             by = (f": passed to {by.children[0]}, a routine found in no module of the task, which may change it"
                   if isinstance(by, Tree) and by.data == "call" and isinstance(by.children[0], Token)
                   and self.found_nowhere(str(by.children[0]).lower()) else "")
-            raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
+            raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                                "its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
-            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
+            raise _Unknown(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
         if mark.followed is None and (local is None or key not in local or id(local) in self._cycle_scopes):
             self._first_read.setdefault(key, (data.value, token))  # (a routine's own data start afresh every call)
