@@ -27,6 +27,7 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _location,
     _T_from_pose,
+    _Unknown,
     _Unsupported,
     span_of,
 )
@@ -376,7 +377,13 @@ class _Calls(calls.Texts):
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
-            seconds = self._number(positional[0], local)
+            try:
+                value = self.evaluate(positional[0], local)
+            except _Unknown as unknown:  # (its seconds only time the cycle: no target reads them)
+                self.notes.append(Finding(f"WaitTime: {unknown.message}: the timing counts no wait",
+                                          *_location(statement), self.file))
+                return
+            seconds = self._as_number(value, positional[0])
             if seconds < 0:
                 raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
             self.steps.append(Wait(seconds, span_of(statement)))

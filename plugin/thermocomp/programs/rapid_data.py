@@ -180,6 +180,11 @@ class _Unsupported(Exception):
         self.where = where
 
 
+class _Unknown(_Unsupported):
+    """A value known only while running: a datum's (:meth:`_Declarations.lookup`; a ``WaitTime`` of it is noted, not
+    timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
+
+
 def span_of(item: Tree | Token) -> Span:
     """The :class:`Span` of a tree (lark ``propagate_positions``) or a token."""
     at = item if isinstance(item, Token) else item.meta
@@ -436,7 +441,7 @@ class _Declarations:
         if mark.changed is not None:
             joined = mark.joined
             if joined is not None and joined[0] is mark.changed:
-                raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
+                raise _Unknown(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
                                    f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
@@ -446,12 +451,12 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
-            raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
-                               "its value at this motion is not known", token)
+            raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
+                           "its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
-            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
+            raise _Unknown(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
         if mark.followed is None and (local is None or key not in local or id(local) in self._cycle_scopes):
             self._first_read.setdefault(key, (data.value, token))  # (a routine's own data start afresh every call)

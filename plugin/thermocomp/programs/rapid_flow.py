@@ -35,6 +35,7 @@ from thermocomp.programs.rapid_data import (
     _known,
     _location,
     _number,
+    _Unknown,
     _Unsupported,
     compared,
 )
@@ -68,10 +69,6 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
-
-
-class _Unknown(_Unsupported):
-    """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
 
 
 #: The statements that run one of their bodies where the file decides which (:meth:`_Flow.decided_branch`).
@@ -228,8 +225,12 @@ class _Flow(_Calls):
             for decl, file in self._deferred:
                 key = _declared_key(decl)
                 data = self.module_data.pop(key)
+                own = key in self.foreign_local  # (its module's own: read again, it hides no other module's)
+                self.foreign_local.discard(key)
                 with self.in_file(file):
                     self.declare_other(decl)
+                if own:
+                    self.foreign_local.add(key)
                 if self.module_data[key].value is None:
                     self.module_data[key] = data
                     still.append((decl, file))
