@@ -84,20 +84,38 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
         per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
 
 
-def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
+def drop_unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str, int]]]], steps: list,
+                per_pass: dict) -> None:
     """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
-    ``steps`` write as tables (``per_pass``'s): a table replaces its whole text."""
-    if not per_pass:
-        return
+    ``steps`` write as tables (``per_pass``'s: a table replaces its whole text), then the reads of the values of
+    each datum read nowhere else: such a datum is given a value that reads nothing, and what its values read may be
+    read nowhere else in turn (``r := Offs(p, ...); q := r;``, ``local r = pose_trans(p, a)  local q = r``).
+
+    ``given``: ``(datum, where, reads)`` of each assignment of a datum the reader lets be given so (every
+    assignment of it): ``where`` its target (not a read), ``reads`` ``(name, offset)`` of each name its value reads.
+    """
     spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
-    if not spans:
-        return
     starts = [a for a, _ in spans]
-    for name, at in uses.items():
+    for name, at in uses.items() if spans else ():
         inside = {u for u in at if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]}
         if inside:
             uses[name] = at - inside
+    targets: dict[str, set[int]] = defaultdict(set)
+    values: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for name, where, reads in given:
+        targets[name].add(where)
+        values[name] += reads
+    left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)
+    todo = [name for name, n in left.items() if not n]
+    while todo:
+        for name, at in values.pop(todo.pop(), ()):
+            if at in uses.get(name, ()):
+                uses[name].discard(at)
+                if name in left:
+                    left[name] -= 1
+                    if not left[name]:
+                        todo.append(name)
 
 
 def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
@@ -361,5 +379,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
+__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_unread", "groups", "settle",
            "table_edits", "take", "take_calls"]

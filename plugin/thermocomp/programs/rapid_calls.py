@@ -529,7 +529,8 @@ class _Calls(calls.Texts):
         return tuple(unrun)
 
     def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled."""
+        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled and in
+        the values read nowhere else (:func:`.passes.drop_unread`)."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
@@ -545,27 +546,12 @@ class _Calls(calls.Texts):
                         given.append((str(x.children[0]).lower(), self.file_key + x.children[0].start_pos,
                                       [(str(n.children[0]).lower(), self.file_key + n.children[0].start_pos)
                                        for n in value.find_data("name")]))
+        # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
+        # calls a FUNC of the task: that assignment's target stays a read); not a parameter or PERS (what they hold
+        # is read outside the task's text)
         held = {_declared_key(d) for t in trees if given for d in (*t.find_data("param"), *t.find_data("data_decl"))
                 if d.data == "param" or any(s.children[0].type == "PERS" for s in d.find_data("storage"))}
-        targets: dict[str, set[int]] = {}  # each datum assigned whole: where, and the names its values read
-        values: dict[str, list[tuple[str, int]]] = {}
-        for name, at, names in given:
-            targets.setdefault(name, set()).add(at)
-            if name not in held:
-                values.setdefault(name, []).extend(names)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
-        # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
-        left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)
-        todo = [name for name, n in left.items() if not n]
-        while todo:
-            for name, at in values.pop(todo.pop(), ()):
-                if at in uses.get(name, ()):
-                    uses[name].discard(at)
-                    if name in left:
-                        left[name] -= 1
-                        if not left[name]:
-                            todo.append(name)
+        passes.drop_unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)
         return uses
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:

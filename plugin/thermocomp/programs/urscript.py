@@ -185,7 +185,7 @@ class _Walker(Flow, Motions, Values):
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
-        steps, call_sites = self.finished(self._name_uses, str)
+        steps, call_sites = self.finished(lambda: self._name_uses(main), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
@@ -206,24 +206,31 @@ class _Walker(Flow, Motions, Values):
             self.global_names.add(name)
         return self.globals
 
-    def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
+    def _name_uses(self, main: Tree | None) -> dict[str, set[int]]:
+        """Each name's uses in the file (their offsets), but those assigned, those in texts written as tables and
+        those in values read nowhere else (:func:`.passes.drop_unread`)."""
         uses: dict[str, set[int]] = {}
-        assigns = list(self.tree.find_data("assign"))
-        assigned = {id(a.children[-2]) for a in assigns}
+        assigns = list(map(assignment, self.tree.find_data("assign")))
+        assigned = {id(target) for target, _, _ in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        for target, value, word in map(assignment, assigns):
-            # a variable read only inside texts written as tables (or a local never read) is given a value that
-            # reads nothing (unless it calls a function: that could move the robot)
-            if isinstance(target, Tree) and target.data == "name" and isinstance(value, Tree) \
-                    and not uses.get(str(target.children[0]), word != "LOCAL") \
-                    and not any(str(c.children[0]) in self.functions for c in value.find_data("call")):
-                for node in value.find_data("name"):
-                    uses[str(node.children[0])].discard(node.children[0].start_pos)
+        # a variable read nowhere but inside texts written as tables is given a value that reads nothing, unless a
+        # value calls a function (that could move the robot); a global only if something reads it and it is assigned
+        # nowhere but at the top level or in the program function's own body (not in a function or thread)
+        inner = {root_name(target) for scope in self.tree.find_pred(
+            lambda t: t.data in ("func_def", "thread_def", "sec_def") and t is not main)
+            for target, _, _ in map(assignment, scope.find_data("assign"))}
+        given, kept = [], set()
+        for target, value, _ in assigns:
+            name = root_name(target)
+            if target.data != "name" or any(str(c.children[0]) in self.functions for c in value.find_data("call")) \
+                    or name in self.global_names and (name in inner or name not in uses):
+                kept.add(name)
+            else:
+                given.append((name, target.children[0].start_pos,
+                              [(str(n.children[0]), n.children[0].start_pos) for n in value.find_data("name")]))
+        passes.drop_unread(uses, [g for g in given if g[0] not in kept], self.steps, self.per_pass)
         return uses
-
 
 __all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]
