@@ -87,13 +87,10 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
 def drop_unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str, int]]]], steps: list,
                 per_pass: dict) -> None:
     """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
-    ``steps`` write as tables (``per_pass``'s: a table replaces its whole text), then the reads of the values of
-    each datum read nowhere else: such a datum is given a value that reads nothing, and what its values read may be
-    read nowhere else in turn (``r := Offs(p, ...); q := r;``, ``local r = pose_trans(p, a)  local q = r``).
-
-    ``given``: ``(datum, where, reads)`` of each assignment of a datum the reader lets be given so (every
-    assignment of it): ``where`` its target (not a read), ``reads`` ``(name, offset)`` of each name its value reads.
-    """
+    ``steps`` write as tables (``per_pass``'s: a table replaces its whole text), then the reads in the values of each
+    datum read nowhere else, which is given a value that reads nothing, and so on along chains (``r := Offs(p, ...);
+    q := r;``). ``given``: ``(datum, where, reads)`` each assignment of a datum the reader lets be given so (each of
+    its assignments): ``where`` its target (no read), ``reads`` ``(name, offset)`` each name its value reads."""
     spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
     starts = [a for a, _ in spans]
@@ -101,21 +98,19 @@ def drop_unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tupl
         inside = {u for u in at if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]}
         if inside:
             uses[name] = at - inside
-    targets: dict[str, set[int]] = defaultdict(set)
+    targets = {where for _, where, _ in given}  # (offsets are unique in a task)
     values: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for name, where, reads in given:
-        targets[name].add(where)
+    for name, _, reads in given:
         values[name] += reads
-    left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)
+    left = {name: len(uses.get(name, set()) - targets) for name in values}  # (its reads: linear)
     todo = [name for name, n in left.items() if not n]
     while todo:
         for name, at in values.pop(todo.pop(), ()):
             if at in uses.get(name, ()):
                 uses[name].discard(at)
-                if name in left:
-                    left[name] -= 1
-                    if not left[name]:
-                        todo.append(name)
+                left[name] = left.get(name, 0) - 1  # (a name no assignment gives: below zero, never given)
+                if not left[name]:
+                    todo.append(name)
 
 
 def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,

@@ -529,8 +529,7 @@ class _Calls(calls.Texts):
         return tuple(unrun)
 
     def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled and in
-        the values read nowhere else (:func:`.passes.drop_unread`)."""
+        """Each name's uses (lower case) in the task's files (offsets keyed by file) but those dropped by drop_unread."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
@@ -546,9 +545,8 @@ class _Calls(calls.Texts):
                         given.append((str(x.children[0]).lower(), self.file_key + x.children[0].start_pos,
                                       [(str(n.children[0]).lower(), self.file_key + n.children[0].start_pos)
                                        for n in value.find_data("name")]))
-        # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
-        # calls a FUNC of the task: that assignment's target stays a read); not a parameter or PERS (what they hold
-        # is read outside the task's text)
+        # not given a value that reads nothing: a parameter or PERS (what they hold is read outside the task's
+        # text); a datum a value of which calls a FUNC of the task (that assignment's target stays a read)
         held = {_declared_key(d) for t in trees if given for d in (*t.find_data("param"), *t.find_data("data_decl"))
                 if d.data == "param" or any(s.children[0].type == "PERS" for s in d.find_data("storage"))}
         passes.drop_unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)

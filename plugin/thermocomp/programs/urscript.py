@@ -207,30 +207,26 @@ class _Walker(Flow, Motions, Values):
         return self.globals
 
     def _name_uses(self, main: Tree | None) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets), but those assigned, those in texts written as tables and
-        those in values read nowhere else (:func:`.passes.drop_unread`)."""
+        """Each name's uses in the file (their offsets), but those assigned and those dropped by drop_unread."""
         uses: dict[str, set[int]] = {}
         assigns = list(map(assignment, self.tree.find_data("assign")))
         assigned = {id(target) for target, _, _ in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
-        # a variable read nowhere but inside texts written as tables is given a value that reads nothing, unless a
-        # value calls a function (that could move the robot); a global only if something reads it and it is assigned
-        # nowhere but at the top level or in the program function's own body (not in a function or thread)
+        # not given a value that reads nothing: a variable a value of which calls a function (that could move the
+        # robot); a global nothing reads, or one a function, thread or sec also assigns
         inner = {root_name(target) for scope in self.tree.find_pred(
             lambda t: t.data in ("func_def", "thread_def", "sec_def") and t is not main)
             for target, _, _ in map(assignment, scope.find_data("assign"))}
-        given, kept = [], set()
-        for target, value, _ in assigns:
-            name = root_name(target)
-            if target.data != "name" or any(str(c.children[0]) in self.functions for c in value.find_data("call")) \
-                    or name in self.global_names and (name in inner or name not in uses):
-                kept.add(name)
-            else:
-                given.append((name, target.children[0].start_pos,
-                              [(str(n.children[0]), n.children[0].start_pos) for n in value.find_data("name")]))
-        passes.drop_unread(uses, [g for g in given if g[0] not in kept], self.steps, self.per_pass)
+        kept = {name for name in self.global_names if name in inner or name not in uses} | {
+            root_name(target) for target, value, _ in assigns
+            if any(str(c.children[0]) in self.functions for c in value.find_data("call"))}
+        given = [(str(t.children[0]), t.children[0].start_pos, [(str(n.children[0]), n.children[0].start_pos)
+                                                                for n in value.find_data("name")])
+                 for t, value, _ in assigns if t.data == "name" and str(t.children[0]) not in kept]
+        passes.drop_unread(uses, given, self.steps, self.per_pass)
         return uses
+
 
 __all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]
