@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,18 +85,43 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
         per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
 
 
-def uses_in_tables(uses: dict[str, set[int]], steps: list, per_pass: dict) -> dict[tuple[int, int], list]:
-    """The uses in ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) inside each text ``steps``
-    write as a table (``per_pass``'s; a table replaces its whole text): its key -> ``(name, offset)`` of each."""
+def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str, int]]]], steps: list,
+           per_pass: dict) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+    """A function of the texts ``tabled`` (keys of ``per_pass``: the texts ``steps`` write as tables; a table
+    replaces its whole text) giving ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) without
+    the uses inside them, then without the reads in the values of each datum read nowhere else, which is given a
+    value that reads nothing, and so on along chains (``r := Offs(p, ...); q := r;``). ``given``: ``(datum, where,
+    reads)`` each assignment of a datum the reader lets be given so: ``where`` its target (no read), ``reads``
+    ``(name, offset)`` each name its value reads. The uses are found once, whatever ``tabled``."""
     spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b, (a, b)) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
-    inside: dict[tuple[int, int], list] = {}
+    inside: dict[tuple[int, int], list[tuple[str, int]]] = {}
     starts = [a for a, _, _ in spans]
     for name, at in uses.items() if spans else ():
         for u in at:
             if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]:
                 inside.setdefault(spans[k][2], []).append((name, u))
-    return inside
+    targets = {where for _, where, _ in given}  # (offsets are unique in a task)
+    values: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for name, _, reads in given:
+        values[name] += reads
+
+    def outside(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+        found = {name: set(at) for name, at in uses.items()}
+        for name, at in (use for key in tabled for use in inside.get(key, ())):
+            found[name].discard(at)
+        left = {name: len(found.get(name, set()) - targets) for name in values}  # (its reads: linear)
+        todo, reads = [name for name, n in left.items() if not n], dict(values)
+        while todo:
+            for name, at in reads.pop(todo.pop(), ()):
+                if at in found.get(name, ()):
+                    found[name].discard(at)
+                    left[name] = left.get(name, 0) - 1  # (a name no assignment gives: below zero, never given)
+                    if not left[name]:
+                        todo.append(name)
+        return found
+
+    return outside
 
 
 def settle(steps: list, per_pass: dict, conditional: set[int], construct, location,
@@ -358,4 +384,4 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
 
 
 __all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "groups", "settle",
-           "table_edits", "take", "take_calls", "uses_in_tables"]
+           "table_edits", "take", "take_calls", "unread"]

@@ -549,36 +549,11 @@ class _Calls(calls.Texts):
                         given.append((str(x.children[0]).lower(), self.file_key + x.children[0].start_pos,
                                       [(str(n.children[0]).lower(), self.file_key + n.children[0].start_pos)
                                        for n in value.find_data("name")]))
+        # not given a value that reads nothing: a parameter or PERS (what they hold is read outside the task's
+        # text); a datum a value of which calls a FUNC of the task (that assignment's target stays a read)
         held = {_declared_key(d) for t in trees if given for d in (*t.find_data("param"), *t.find_data("data_decl"))
                 if d.data == "param" or any(s.children[0].type == "PERS" for s in d.find_data("storage"))}
-        targets: dict[str, set[int]] = {}  # each datum assigned whole: where, and the names its values read
-        values: dict[str, list[tuple[str, int]]] = {}
-        for name, at, names in given:
-            targets.setdefault(name, set()).add(at)
-            if name not in held:
-                values.setdefault(name, []).extend(names)
-
-        inside = passes.uses_in_tables(uses, self.steps, self.per_pass)
-
-        def outside(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
-            found, reads = {name: set(at) for name, at in uses.items()}, dict(values)
-            for name, at in (use for key in tabled for use in inside.get(key, ())):
-                found[name].discard(at)
-            # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
-            # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
-            left = {name: len(found.get(name, set()) - targets[name]) for name in reads}  # (its reads: linear)
-            todo = [name for name, n in left.items() if not n]
-            while todo:
-                for name, at in reads.pop(todo.pop(), ()):
-                    if at in found.get(name, ()):
-                        found[name].discard(at)
-                        if name in left:
-                            left[name] -= 1
-                            if not left[name]:
-                                todo.append(name)
-            return found
-
-        return outside
+        return passes.unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the file being read, but a ``CONST``'s in a PROC not
