@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import re
 
-from lark import Token, Tree, Visitor
+from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
@@ -63,12 +63,16 @@ def _body(routine: Tree) -> Tree:
     return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
 
 
-class Summary(Visitor):
-    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees;
-    a call is followed through the called routine's summary.
+class Summary:
+    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees
+    (:meth:`_scan`), which also counts what it unrolls to; a call is followed through the called routine's summary.
 
     Attributes
     ----------
+    steps, statements : int
+        At most how many steps it unrolls to (motions, waits, calls of routines that move nothing: a call at least
+        one) and how many statements the walk runs through it: every branch counted, a FOR's passes (when declared
+        values fix them) times its body, each routine once, recursion none (:meth:`.rapid_flow._Flow.check_size`).
     blocker : str | None
         The first thing that moves the robot or changes how later motions run, with its line;
         ``blocker_at_call`` the same but its assignments to its own parameters.
@@ -99,12 +103,32 @@ class Summary(Visitor):
         self.calls: set[str] = set()
         self.passed: set[str] = set()
         self.mutates = self.late = False
-        self.visit_topdown(node)
+        self.steps, self.statements = self._scan(node)
         self.changed |= self.assigns - self.local
         required, optional = flow.signature(node) if routine else ([], {})
         self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
                         frozenset(optional) & self.assigns)
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
+
+    def _scan(self, node: Tree) -> tuple[int, int]:
+        """Visit ``node`` and its subtrees top-down (a method named after a node's kind); the steps and statements
+        of ``node``: a call's or a run of motions' own, else its :data:`_BLOCKS`' summed, a FOR's times its passes."""
+        own = getattr(self, node.data, _no_cost)(node)
+        steps, statements = own or (0, len(node.children) if node.data == "body" else 0)
+        for child in node.children:
+            if isinstance(child, Tree) and own is None and child.data in _BLOCKS:
+                inner = self._scan(child)
+                steps, statements = steps + inner[0], statements + inner[1]
+            elif isinstance(child, Tree):  # (expressions, handlers: visited, counted nowhere)
+                for sub in child.iter_subtrees_topdown():
+                    getattr(self, sub.data, _no_cost)(sub)
+        if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
+            passes = self._flow.declared_passes(node)  # before the loop: counted when it runs, _Flow.run_for)
+            if passes is not None:
+                if not self._flow.quiet_loop(node.children[-1], passes, statements):
+                    steps = max(steps, 1) * passes
+                statements *= passes
+        return steps, min(statements, 2 ** 62)
 
     def _merge(self, inner: Summary, sub: Tree) -> Summary:
         """What ``sub`` (a call, ``inner`` its routine's summary) changes and assigns added."""
@@ -121,10 +145,11 @@ class Summary(Visitor):
     def _at(self, sub: Tree) -> str:
         return self._flow._at(sub, self._path)
 
-    def moves(self, sub: Tree) -> None:
+    def moves(self, sub: Tree) -> tuple[int, int]:
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
             self._found(found, found)
+        return len(self._flow.move_matches(sub.children[0])), 0
 
     def late_call(self, sub: Tree) -> None:
         self.late = self.mutates = True
@@ -175,8 +200,9 @@ class Summary(Visitor):
                 self._found(f"an assignment to its parameter {token} at {self._at(sub)}", own_parameter=True)
         return bool(tokens)
 
-    def call(self, sub: Tree) -> None:
-        """An instruction or a routine, classed in the order the walker runs them (:meth:`_Calls.run_call`)."""
+    def call(self, sub: Tree) -> tuple[int, int]:
+        """An instruction or a routine, classed in the order the walker runs them (:meth:`_Calls.run_call`); its
+        steps and statements (a motion or a wait one step, a routine's at least one, another module's one statement)."""
         flow, name = self._flow, str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
@@ -210,6 +236,22 @@ class Summary(Visitor):
                 at = self._at(sub)
                 self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
+        if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime" or routine is None:
+            return int(key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime"), 1
+        inner = None if key in self._calling else flow.summary(routine, self._calling)
+        other = id(routine) in flow.origin  # (another module's routine that moves nothing: passed over, run_call)
+        if other and inner is not None and inner.blocker is None:
+            return 0, 1
+        return max(inner.steps if inner else 0, 1), 1 if other or inner is None else 1 + inner.statements
+
+
+def _no_cost(sub: Tree) -> None:
+    """A node of a kind :class:`Summary` has no method for."""
+
+
+#: The nodes that hold statements (what :meth:`Summary._scan` counts through).
+_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
+                     "test_case"))
 
 
 class _Calls(calls.Texts):

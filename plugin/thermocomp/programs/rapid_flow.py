@@ -38,7 +38,7 @@ from thermocomp.programs.rapid_data import (
     _Unsupported,
     compared,
 )
-from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
+from thermocomp.programs.rapid_motions import MOTIONS
 
 #: The statements, as RAPID writes them (for findings and notes).
 _CONSTRUCTS = {
@@ -74,11 +74,6 @@ class _Unknown(_Unsupported):
     """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
 
 
-#: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
-_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
-                     "test_case"))
-
-
 class _Flow(_Calls):
     """The walker's control flow (mixed into ``rapid._Walker``), over its routines and calls."""
 
@@ -98,9 +93,7 @@ class _Flow(_Calls):
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
             self._cycle_body = _body(entry[-1])
-        first_read = dict(self._first_read)
         self.check_size(entry)
-        self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
@@ -248,47 +241,23 @@ class _Flow(_Calls):
     def check_size(self, entry: list[Tree]) -> None:
         """Refuse the module when its entry unrolls to more than ``max_motions`` steps, counted before any runs."""
         limit = self.task.options.max_motions
-        total = sum(self.cost(proc)[0] for proc in entry)
+        total = sum(self.summary(proc).steps for proc in entry)
         if total > limit:  # (so there is an entry)
             raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
                              "routines that move nothing, through its FOR loops and routine calls, every branch of an "
                              "IF or TEST counted: counted before any condition is decided): more than "
                              f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
-    def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
-        """At most how many steps ``node`` (a routine or a statement) unrolls to (a call at least one) and how many
-        statements the walk runs through it: every branch, FOR passes times the body, each routine once, recursion none."""
-        if node.data in ("proc", "func", "trap"):
-            name = self._routine_name(node).lower()
-            if name in calling:
-                return 0, 0
-            if name not in self._costs:
-                self._costs[name] = self.cost(_body(node), calling | {name})
-            return self._costs[name]
-        if node.data == "moves":
-            return len(self.move_matches(node.children[0])), 0
-        if node.data == "call":
-            key = str(node.children[0]).lower()
-            routine = self.procs.get(key)
-            moving = key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime"
-            if moving or routine is None:
-                return int(moving), 1
-            if id(routine) in self.origin and self.summary(routine).blocker is None:
-                return 0, 1
-            steps, statements = self.cost(routine, calling)
-            return max(steps, 1), 1 if id(routine) in self.origin else 1 + statements
-        steps, statements = 0, len(node.children) if node.data == "body" else 0
-        for child in node.children:
-            if getattr(child, "data", None) in _BLOCKS:
-                inner = self.cost(child, calling)
-                steps, statements = steps + inner[0], statements + inner[1]
-        if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
-            with contextlib.suppress(_Unsupported, InputError):  # before the loop: counted when it runs, run_for)
-                passes = self.for_passes(node, None)[2]
-                if not self.quiet_loop(node.children[-1], passes, statements):
-                    steps = max(steps, 1) * passes
-                statements *= passes
-        return steps, min(statements, 2 ** 62)
+    def declared_passes(self, statement: Tree) -> int | None:
+        """A FOR loop's passes from the values declared (:meth:`for_passes`), None where running decides; counting
+        is no read of a cycle."""
+        first_read = dict(self._first_read)
+        try:
+            return self.for_passes(statement, None)[2]
+        except (_Unsupported, InputError):
+            return None
+        finally:
+            self._first_read = first_read
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
         """Whether a FOR loop that moves nothing would run more than :data:`MAX_QUIET_WORK` statements (not unrolled)."""
@@ -635,7 +604,7 @@ class _Flow(_Calls):
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
-            steps, statements = self.cost(body)
+            steps, statements = self.summary(body).steps, self.summary(body).statements
         except _Unknown:  # (bounds known only while running)
             return self.run_unresolved(statement, local, depth)
         if self.quiet_loop(body, total, statements):
