@@ -215,6 +215,7 @@ class Summary:
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
         self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
+        inner = None
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
             if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
@@ -236,13 +237,14 @@ class Summary:
                 at = self._at(sub)
                 self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
-        if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime" or routine is None:
-            return int(key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime"), 1
-        inner = None if key in self._calling else flow.summary(routine, self._calling)
-        other = id(routine) in flow.origin  # (another module's routine that moves nothing: passed over, run_call)
-        if other and inner is not None and inner.blocker is None:
+        if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+            return 1, 1
+        if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
+            return int(routine is not None), 1
+        other = id(routine) in flow.origin  # (another module's routine: its statements not counted; passed over
+        if other and inner.blocker is None:  # when it moves nothing, run_call)
             return 0, 1
-        return max(inner.steps if inner else 0, 1), 1 if other or inner is None else 1 + inner.statements
+        return max(inner.steps, 1), 1 if other else 1 + inner.statements
 
 
 def _no_cost(sub: Tree) -> None:

@@ -250,14 +250,14 @@ class _Flow(_Calls):
 
     def declared_passes(self, statement: Tree) -> int | None:
         """A FOR loop's passes from the values declared (:meth:`for_passes`), None where running decides; counting
-        is no read of a cycle."""
-        first_read = dict(self._first_read)
+        (:class:`.rapid_calls.Summary`, at any time) is no read of a cycle's or of a motion's (:meth:`run_tagged`)."""
+        first_read, reading, self._reading = dict(self._first_read), self._reading, None
         try:
             return self.for_passes(statement, None)[2]
         except (_Unsupported, InputError):
             return None
         finally:
-            self._first_read = first_read
+            self._first_read, self._reading = first_read, reading
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
         """Whether a FOR loop that moves nothing would run more than :data:`MAX_QUIET_WORK` statements (not unrolled)."""
@@ -604,21 +604,21 @@ class _Flow(_Calls):
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
-            steps, statements = self.summary(body).steps, self.summary(body).statements
         except _Unknown:  # (bounds known only while running)
             return self.run_unresolved(statement, local, depth)
-        if self.quiet_loop(body, total, statements):
+        found = self.summary(body)
+        if self.quiet_loop(body, total, found.statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
             return self.run_unresolved(statement, local, depth)
-        count = total * max(steps, 1)
+        count = total * max(found.steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
-            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
+            lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
             scope = {**local, str(counter).lower(): _Data("num", start + k * step, None, str(counter), counter)}
             self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
