@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 
 from lark import Token, Tree
@@ -103,7 +104,8 @@ class Summary:
         self.calls: set[str] = set()
         self.passed: set[str] = set()
         self.mutates = self.late = False
-        self.steps, self.statements = self._scan(node)
+        own, counted = getattr(self, node.data, _no_cost)(node), self._scan(node)
+        self.steps, self.statements = own or counted
         self.changed |= self.assigns - self.local
         required, optional = flow.signature(node) if routine else ([], {})
         self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
@@ -111,17 +113,21 @@ class Summary:
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
     def _scan(self, node: Tree) -> tuple[int, int]:
-        """Visit ``node`` and its subtrees top-down (a method named after a node's kind); the steps and statements
-        of ``node``: a call's or a run of motions' own, else its :data:`_BLOCKS`' summed, a FOR's times its passes."""
-        own = getattr(self, node.data, _no_cost)(node)
-        steps, statements = own or (0, len(node.children) if node.data == "body" else 0)
+        """Visit the subtrees of ``node`` top-down (each by the method named after its kind, if any); the steps and
+        statements of ``node``: its :data:`_BLOCKS`' summed (a call's and a run of motions' their own), a FOR's times
+        its passes. A level of nested blocks takes two Python frames, of calls five (of :data:`.read.READ_FRAMES`)."""
+        steps, statements = 0, len(node.children) if node.data == "body" else 0
         for child in node.children:
-            if isinstance(child, Tree) and own is None and child.data in _BLOCKS:
-                inner = self._scan(child)
-                steps, statements = steps + inner[0], statements + inner[1]
-            elif isinstance(child, Tree):  # (expressions, handlers: visited, counted nowhere)
-                for sub in child.iter_subtrees_topdown():
+            if not isinstance(child, Tree):
+                continue
+            own = getattr(self, child.data, _no_cost)(child)
+            if child.data in _BLOCKS and own is None:
+                own = self._scan(child)
+            else:  # (expressions, handlers, a call's arguments: visited, counted nowhere)
+                for sub in itertools.islice(child.iter_subtrees_topdown(), 1, None):
                     getattr(self, sub.data, _no_cost)(sub)
+            if child.data in _BLOCKS:
+                steps, statements = steps + own[0], statements + own[1]
         if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
             passes = self._flow.declared_passes(node)  # before the loop: counted when it runs, _Flow.run_for)
             if passes is not None:
