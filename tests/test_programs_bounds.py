@@ -206,3 +206,27 @@ def test_every_rapid_module_ends_within_the_statement_bound_with_a_message(monke
     with pytest.raises(InputError) as refusal:
         rapid_program_from_text(text, "bound.mod")
     assert refusal.value.row in (6, 7) and "more than 200 statements" in str(refusal.value)
+
+
+def test_counting_a_for_loops_passes_is_no_read_of_the_cycle():
+    """What a routine unrolls to is counted wherever its summary is first needed (here: an ERROR handler's, when its
+    routine starts), a FOR's passes from the values declared: that count reads nothing. A handler that never runs
+    here counts ``n`` (declared 3) in its FOR's bound; the cycle then gives ``n`` another value: no read of the cycle
+    came before it, so nothing is refused and the motions are read (read by the count, the next cycle would have
+    read 5 where this one read 3, a refusal of a program that never reads ``n``)."""
+    text = ("MODULE M\n"
+            f"  CONST robtarget p10 := {_ROBTARGET.format(x=500, y=0, z=400)};\n"
+            "  VAR num n := 3;\n"
+            "  PROC main()\n"
+            "    MoveL p10, v100, fine, tool0;\n"
+            "    n := 5;\n"
+            "  ERROR\n"
+            "    FOR i FROM 1 TO n DO\n      WaitTime 0.1;\n    ENDFOR\n"
+            "  ENDPROC\nENDMODULE\n")
+    prog = rapid_program_from_text(text, "m.mod")
+    assert prog.unsupported == ()
+    assert [m.statement.line for m in prog.motions] == [5]
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], [0.5, 0.0, 0.4], atol=1e-12)
+    read = rapid_program_from_text(text.replace("    MoveL", "    MoveL Offs(p10, n, 0, 0), v100, fine, tool0;\n"
+                                                "    MoveL"), "r.mod")  # (a motion that reads n: the next cycle's
+    assert [f.line for f in read.unsupported] == [5] and "n is read here" in read.unsupported[0].message  # differs)

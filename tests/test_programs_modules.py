@@ -226,3 +226,31 @@ def test_a_per_pass_table_in_another_module_is_refused_naming_it(tmp_path, rng):
     line = paths[1].read_text().splitlines().index("      MoveL Offs(a, 0, 0, k * 5), v100, fine, tGrip;") + 1
     assert f"{paths[1]}, line {line}" in str(err.value)
     assert not out.exists() and not (tmp_path / "o.parts.mod").exists()
+
+
+def test_runs_of_motions_at_one_offset_of_two_files_are_each_read_from_their_file(tmp_path, rng):
+    """The main module calls a routine of another module, then moves; each file's run of motions starts at the same
+    character offset of its file (two headers of one length, as exports of one cell have): each run is read from its
+    own file's text (read by the offset alone, the second run was the first's text and the task was not read), and
+    the written task takes the warm robot to every programmed pose."""
+    chain = load_robot("irb140")
+    main_decl, T_main = _decls(chain, rng, ["home", "c"])
+    parts_decl, T_parts = _decls(chain, rng, ["a", "b"])
+    heads = ["MODULE cell\n" + main_decl + TOOL_DECL + "  PROC main()\n    pick;\n", "MODULE parts\n" + parts_decl
+             + "  PROC pick()\n"]
+    width = max(map(len, heads))  # (each run's first motion indented to that offset)
+    cell = heads[0] + " " * (width - len(heads[0]) + 4) + "MoveJ home, v1000, z50, tGrip;\n" \
+        "    MoveL c, v200, fine, tGrip;\n  ENDPROC\nENDMODULE\n"
+    parts = heads[1] + " " * (width - len(heads[1]) + 4) + "MoveJ a, v500, z10, tGrip;\n" \
+        "    MoveL b, v100, fine, tGrip;\n  ENDPROC\nENDMODULE\n"
+    paths = [tmp_path / "cell.mod", tmp_path / "parts.mod"]
+    for path, text in zip(paths, (cell, parts)):
+        path.write_text(text)
+    assert cell.index("MoveJ") == parts.index("MoveJ")
+    out = tmp_path / "out.mod"
+    table = small_table(rng)
+    run_program("irb140", table, paths[0], out, program_options=_options(paths),
+                options=CompensationOptions(time_law=Static()))
+    reached = _reached(chain, table, out, [tmp_path / "out.parts.mod"])
+    want = np.stack([T_parts[0], T_parts[1], T_main[0], T_main[1]])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL

@@ -93,17 +93,44 @@ def test_arguments_outside_a_functions_domain_are_refused(key, args, switches):
 @pytest.mark.parametrize(("key", "args", "message"), [
     ("sin", [True], "argument 1: expected a num"), ("strlen", [1.0], "argument 1: expected a string"),
     ("strpart", ["abc", 1.5, 1.0], "argument 2: expected a whole number, got 1.5"),
-    ("vectmagn", [[1.0, 2.0]], "argument 1: expected 3 numbers"),
     ("norient", [[0.0, 0.0, 0.0, 0.0]], "argument 1: expected an orientation, got a zero quaternion"),
-    ("poseinv", [[[0.0, 0.0, 0.0]]], "argument 1: expected a pose [[x, y, z], [q1, q2, q3, q4]]"),
-    ("poseinv", [[[0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]], "argument 1: expected 3 numbers"),
-    ("offs", [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]], 1.0, 2.0, 3.0], "argument 1: expected a robtarget"),
-    ("offs", [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 0, 0], 1.0, 2.0, 3.0], "argument 1: expected 4 numbers"),
 ])
 def test_an_argument_of_another_kind_is_named_with_the_kind_expected(key, args, message):
     with pytest.raises(FunctionError) as info:
         evaluate_function(key, args, {})
     assert str(info.value) == message
+
+
+#: (a declaration calling a function with an argument of a record kind not of that record's shape, the argument, the
+#: message) after the manual's signatures: ``Offs(Point robtarget, ...)``, ``VectMagn(Vector pos)``,
+#: ``PoseInv(Pose pose)``, ``NOrient(Rotation orient)``.
+RECORD_ARGUMENTS = [
+    ("CONST num d := VectMagn([1, 2]);", "[1, 2]",
+     "VectMagn: argument 1: expected a pos of 3 components (x, y, z), got an aggregate of 2 components"),
+    ("CONST pose p := PoseInv([[0, 0, 0], [1, 0, 0, 0], [0, 0, 0]]);", "[[0, 0, 0], [1, 0, 0, 0], [0, 0, 0]]",
+     "PoseInv: argument 1: expected a pose of 2 components (trans, rot), got an aggregate of 3 components"),
+    ("CONST pose p := PoseInv([[0, 0], [1, 0, 0, 0]]);", "[[0, 0], [1, 0, 0, 0]]",
+     "PoseInv: argument 1: expected a pos of 3 components (x, y, z), got an aggregate of 2 components"),
+    ("CONST orient q := NOrient([1, 0, 0, TRUE]);", "[1, 0, 0, TRUE]",
+     "NOrient: argument 1: orient.q4: expected a number, got a bool"),
+    ("CONST robtarget r := Offs([[0, 0, 0], [1, 0, 0, 0]], 1, 2, 3);", "[[0, 0, 0], [1, 0, 0, 0]]",
+     "Offs: argument 1: expected a robtarget of 4 components (trans, rot, robconf, extax), got an aggregate of 2 "
+     "components"),
+]
+
+
+@pytest.mark.parametrize(("decl", "argument", "message"), RECORD_ARGUMENTS)
+def test_an_argument_not_of_its_records_shape_is_refused_at_the_argument(tmp_path, rng, decl, argument, message):
+    """The one check of a record's shape (the declarations' own) names the call, the argument's place, the shape
+    expected and what came; the program is refused with its line and the argument's column."""
+    src, _ = _language_module(rng, decl=f"  {decl}\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    line = src.splitlines().index(f"  {decl}")
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert (info.value.path, info.value.row) == (str(path), line + 1)
+    assert info.value.message == f"{message} (column {src.splitlines()[line].index(argument) + 1})"
 
 
 #: (call, its value) from the examples of the RAPID reference's string functions.

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 from collections.abc import Callable, Collection
 
-from lark import Token, Tree, Visitor
+from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
@@ -65,12 +66,17 @@ def _body(routine: Tree) -> Tree:
     return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
 
 
-class Summary(Visitor):
-    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees;
-    a call is followed through the called routine's summary.
+class Summary:
+    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees
+    (:meth:`_scan`), which also counts what it unrolls to; a call is followed through the called routine's summary.
 
     Attributes
     ----------
+    steps, statements : int
+        At most how many steps it unrolls to (motions, waits, calls of routines that move nothing: a call at least
+        one) and how many statements the walk runs through it: every branch counted, a FOR's passes (when declared
+        values fix them) times its body, each routine once, recursion none (:meth:`.rapid_flow._Flow.check_size`);
+        ``path``: the steps of one path, an IF or TEST its largest branch (where the file decides which runs).
     blocker : str | None
         The first thing that moves the robot or changes how later motions run, with its line;
         ``blocker_at_call`` the same but its assignments to its own parameters.
@@ -99,12 +105,39 @@ class Summary(Visitor):
         self.changed: set[str] = set()
         self.calls: set[str] = set()
         self.mutates = self.late = False
-        self.visit_topdown(node)
+        own, counted = getattr(self, node.data, _no_cost)(node), self._scan(node)
+        self.steps, self.statements, self.path = own or counted
         self.changed |= self.assigns - self.local
         required, optional = flow.signature(node) if routine else ([], {})
         self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
                         frozenset(optional) & self.assigns)
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
+
+    def _scan(self, node: Tree) -> tuple[int, int, int]:
+        """Visit the subtrees of ``node`` top-down (each by the method named after its kind, if any); the steps,
+        statements and one path's steps of ``node``: its :data:`_BLOCKS`' summed (a call's and a run of motions' their
+        own; a path's: the largest branch of a :data:`_CHOICES`), a FOR's times its passes. A level of nested blocks
+        takes two Python frames, of calls five (of :data:`.read.READ_FRAMES`)."""
+        steps, statements, path = 0, len(node.children) if node.data == "body" else 0, 0
+        for child in node.children:
+            if not isinstance(child, Tree):
+                continue
+            own = getattr(self, child.data, _no_cost)(child)
+            if child.data in _BLOCKS and own is None:
+                own = self._scan(child)
+            else:  # (expressions, handlers, a call's arguments: visited, counted nowhere)
+                for sub in itertools.islice(child.iter_subtrees_topdown(), 1, None):
+                    getattr(self, sub.data, _no_cost)(sub)
+            if child.data in _BLOCKS:
+                steps, statements = steps + own[0], statements + own[1]
+                path = max(path, own[2]) if node.data in _CHOICES else path + own[2]
+        if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
+            passes = self._flow.declared_passes(node)  # before the loop: counted when it runs, _Flow.run_for)
+            if passes is not None:
+                if not self._flow.quiet_loop(node.children[-1], passes, statements):
+                    steps, path = max(steps, 1) * passes, max(path, 1) * passes
+                statements *= passes
+        return steps, min(statements, 2 ** 62), path
 
     def _merge(self, inner: Summary, sub: Tree) -> Summary:
         """What ``sub`` (a call, ``inner`` its routine's summary) changes and assigns added."""
@@ -121,10 +154,11 @@ class Summary(Visitor):
     def _at(self, sub: Tree) -> str:
         return self._flow._at(sub, self._path)
 
-    def moves(self, sub: Tree) -> None:
+    def moves(self, sub: Tree) -> tuple[int, int, int]:
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
             self._found(found, found)
+        return (n := len(self._flow.move_matches(sub.children[0]))), 0, n
 
     def late_call(self, sub: Tree) -> None:
         self.late = self.mutates = True
@@ -175,8 +209,9 @@ class Summary(Visitor):
                 self._found(f"an assignment to its parameter {token} at {self._at(sub)}", own_parameter=True)
         return bool(tokens)
 
-    def call(self, sub: Tree) -> None:
-        """An instruction or a routine, classed in the order the walker runs them (:meth:`_Calls.run_call`)."""
+    def call(self, sub: Tree) -> tuple[int, int, int]:
+        """An instruction or a routine, classed in the order the walker runs them (:meth:`_Calls.run_call`); its
+        steps and statements (a motion or a wait one step, a routine's at least one, another module's one statement)."""
         flow, name = self._flow, str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
@@ -186,6 +221,7 @@ class Summary(Visitor):
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
         self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
+        inner = None
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
             if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
@@ -207,6 +243,25 @@ class Summary(Visitor):
                 at = self._at(sub)
                 self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
+        if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+            return 1, 1, 1
+        if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
+            return int(routine is not None), 1, int(routine is not None)
+        other = id(routine) in flow.origin  # (another module's routine: its statements not counted; passed over
+        if other and inner.blocker is None:  # when it moves nothing, run_call)
+            return 0, 1, 0
+        return max(inner.steps, 1), 1 if other else 1 + inner.statements, max(inner.path, 1)
+
+
+def _no_cost(sub: Tree) -> None:
+    """A node of a kind :class:`Summary` has no method for."""
+
+
+#: The statements that run one of their bodies, where the file may decide which (:attr:`Summary.path`).
+_CHOICES = frozenset(("if_stmt", "compact_if", "test_stmt"))
+#: The nodes that hold statements (what :meth:`Summary._scan` counts through).
+_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
+                     "test_case"))
 
 
 class _Calls(calls.Texts):

@@ -361,18 +361,19 @@ class _Declarations:
         fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
         return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
 
-    def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
-        """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
+    def check_record(self, value: object, dtype: str, where: Tree | Token, what: str = "") -> None:
+        """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``, its message
+        starting with ``what`` (``Offs: argument 1: ``)."""
         fields = self.fields_of(dtype)
         if fields is None:
             return
         if not isinstance(value, list) or len(value) != len(fields):
-            raise self.error(f"expected a {dtype} of {len(fields)} components "
+            raise self.error(f"{what}expected a {dtype} of {len(fields)} components "
                              f"({', '.join(f for f, _ in fields)}), got {_describe(value)}", where)
         for (field_name, field_type), item in zip(fields, value):
             if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
-                raise self.error(f"{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
-            self.check_record(item, field_type, where)
+                raise self.error(f"{what}{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
+            self.check_record(item, field_type, where, what)
 
     # ----- arrays
     def element(self, node: Tree, local) -> tuple[_Data, tuple[int, ...]]:
@@ -615,6 +616,9 @@ class _Declarations:
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
             if not _known([args, [v for v in switches.values() if v is not None]]):
                 raise _Unsupported(f"{name} of a value known only while running", node)
+            kinds = FUNCTIONS[key] if len(args) == len(FUNCTIONS[key]) else ()  # (else a count refused, below)
+            for i, (kind, arg, value) in enumerate(zip(kinds, positional, args), 1):
+                self.check_record(value, kind, arg, f"{name}: argument {i}: ")
             try:
                 return evaluate_function(key, args, switches)
             except FunctionError as exc:
@@ -929,7 +933,7 @@ _DECLARATION_FUNCTIONS: dict[str, Callable] = {"dim": _Declarations._dim, "prese
 
 #: Every function evaluated here, by lower-case name: RAPID's of known values (:mod:`.rapid_functions`) and those of
 #: declarations; any other is a FUNC of the task (evaluated when it can be) or known only while running.
-EVALUATED: frozenset[str] = FUNCTIONS | frozenset(_DECLARATION_FUNCTIONS)
+EVALUATED: frozenset[str] = frozenset(FUNCTIONS) | frozenset(_DECLARATION_FUNCTIONS)
 
 
 def numbers_value(text: str) -> list:

@@ -39,7 +39,7 @@ from thermocomp.programs.rapid_data import (
     _Unsupported,
     compared,
 )
-from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
+from thermocomp.programs.rapid_motions import MOTIONS
 
 #: The statements, as RAPID writes them (for findings and notes).
 _CONSTRUCTS = {
@@ -71,14 +71,6 @@ def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-#: The statements that run one of their bodies where the file decides which (:meth:`_Flow.decided_branch`).
-_CHOICES = frozenset(("if_stmt", "compact_if", "test_stmt"))
-
-#: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
-_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
-                     "test_case"))
-
-
 class _Flow(_Calls):
     """The walker's control flow (mixed into ``rapid._Walker``), over its routines and calls."""
 
@@ -98,9 +90,7 @@ class _Flow(_Calls):
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
             self._cycle_body = _body(entry[-1])
-        first_read = dict(self._first_read)
         self.check_size(entry)
-        self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
@@ -252,50 +242,24 @@ class _Flow(_Calls):
     def check_size(self, entry: list[Tree]) -> None:
         """Refuse the module when its entry unrolls to more than ``max_motions`` steps, counted before any runs."""
         limit = self.task.options.max_motions
-        total = sum(self.cost(proc)[0] for proc in entry)
-        if total > limit and sum(self.cost(proc, decided=True)[0] for proc in entry) > limit:  # (so there is an entry;
-            # one path's: an IF or TEST its largest branch, where the file decides it; the walk is bounded by work())
+        total = sum(self.summary(proc).steps for proc in entry)
+        if total > limit and sum(self.summary(proc).path for proc in entry) > limit:  # (so there is an entry; one
+            # path's: an IF or TEST its largest branch, where the file decides it; the walk is bounded by work())
             raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
                              "routines that move nothing, through its FOR loops and routine calls, every branch of an "
                              "IF or TEST counted: counted before any condition is decided): more than "
                              f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
-    def cost(self, node: Tree, calling: frozenset[str] = frozenset(), decided: bool = False) -> tuple[int, int]:
-        """At most how many steps ``node`` (a routine or a statement) unrolls to (a call at least one) and how many
-        statements the walk runs through it: every branch (``decided``: the largest of an IF or TEST), FOR passes
-        times the body, each routine once, recursion none."""
-        if node.data in ("proc", "func", "trap"):
-            name = self._routine_name(node).lower()
-            if name in calling:
-                return 0, 0
-            if (name, decided) not in self._costs:
-                self._costs[name, decided] = self.cost(_body(node), calling | {name}, decided)
-            return self._costs[name, decided]
-        if node.data == "moves":
-            return len(self.move_matches(node.children[0])), 0
-        if node.data == "call":
-            key = str(node.children[0]).lower()
-            routine = self.procs.get(key)
-            moving = key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime"
-            if moving or routine is None:
-                return int(moving), 1
-            if id(routine) in self.origin and self.summary(routine).blocker is None:
-                return 0, 1
-            steps, statements = self.cost(routine, calling, decided)
-            return max(steps, 1), 1 if id(routine) in self.origin else 1 + statements
-        steps, statements = 0, len(node.children) if node.data == "body" else 0
-        for child in node.children:
-            if getattr(child, "data", None) in _BLOCKS:
-                inner = self.cost(child, calling, decided)
-                steps = max(steps, inner[0]) if decided and node.data in _CHOICES else steps + inner[0]
-                statements += inner[1]
-        if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
-            with contextlib.suppress(_Unsupported, InputError):  # before the loop: counted when it runs, run_for)
-                passes = self.for_passes(node, None)[2]
-                if not self.quiet_loop(node.children[-1], passes, statements):
-                    steps = max(steps, 1) * passes
-                statements *= passes
-        return steps, min(statements, 2 ** 62)
+    def declared_passes(self, statement: Tree) -> int | None:
+        """A FOR loop's passes from the values declared (:meth:`for_passes`), None where running decides; counting
+        (:class:`.rapid_calls.Summary`, at any time) is no read of a cycle's or of a motion's (:meth:`run_tagged`)."""
+        first_read, reading, self._reading = dict(self._first_read), self._reading, None
+        try:
+            return self.for_passes(statement, None)[2]
+        except (_Unsupported, InputError):
+            return None
+        finally:
+            self._first_read, self._reading = first_read, reading
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
         """Whether a FOR loop that moves nothing would run more than :data:`MAX_QUIET_WORK` statements (not unrolled)."""
@@ -691,21 +655,21 @@ class _Flow(_Calls):
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
-            steps, statements = self.cost(body)
         except _Unknown:  # (bounds known only while running)
             return self.run_unresolved(statement, local, depth)
-        if self.quiet_loop(body, total, statements):
+        found = self.summary(body)
+        if self.quiet_loop(body, total, found.statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
             return self.run_unresolved(statement, local, depth)
-        count = total * max(steps, 1)
+        count = total * max(found.steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step, ended = len(self.steps), False
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
-            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
+            lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
             scope = {**local, str(counter).lower(): _Data("num", start + k * step, None, str(counter), counter)}
             self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)

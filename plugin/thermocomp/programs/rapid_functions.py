@@ -3,7 +3,8 @@
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
 (scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Arguments a function does not take (of the wrong kind,
-outside its domain) are a :class:`FunctionError`, which the reader turns into a refusal naming the call.
+outside its domain) are a :class:`FunctionError`, which the reader turns into a refusal naming the call; an argument
+of a record kind comes of that record's shape (the reader's one check of a record, at the argument).
 """
 
 from __future__ import annotations
@@ -20,15 +21,10 @@ class FunctionError(ValueError):
     """A function's arguments are not what RAPID takes (kind, count, domain)."""
 
 
-def _numbers(value: object, size: int, what: str) -> np.ndarray:
-    if not (isinstance(value, list) and len(value) == size and all(isinstance(v, float) for v in value)):
-        raise FunctionError(f"{what}: expected {size} numbers")
-    return np.asarray(value, dtype=float)
-
-
 def _arg(kind: str, value: object, what: str) -> object:
     """An argument of ``kind`` as the function takes it (a ``whole`` an int, a ``pos`` an array [mm], an ``orient`` a
-    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind."""
+    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind (a
+    record's shape, a ``pos``, ``orient``, ``pose`` or ``robtarget``, is the caller's to check: :data:`FUNCTIONS`)."""
     if kind in ("num", "whole"):
         if isinstance(value, bool) or not isinstance(value, float):
             raise FunctionError(f"{what}: expected a num")
@@ -40,19 +36,14 @@ def _arg(kind: str, value: object, what: str) -> object:
     if kind in ("string", "any"):
         return value
     if kind == "pos":
-        return _numbers(value, 3, what)
+        return np.asarray(value, dtype=float)
     if kind == "orient":
-        if not np.linalg.norm(q := _numbers(value, 4, what)) > 0:
+        if not np.linalg.norm(q := np.asarray(value, dtype=float)) > 0:
             raise FunctionError(f"{what}: expected an orientation, got a zero quaternion")
         return matrix_from_quat_wxyz(q)
-    size, shape = (2, "pose [[x, y, z], [q1, q2, q3, q4]]") if kind == "pose" else (4, "robtarget")
-    if not (isinstance(value, list) and len(value) == size):
-        raise FunctionError(f"{what}: expected a {shape}")
     if kind == "pose":
-        return _arg("pos", value[0], what), _arg("orient", value[1], what)
-    _numbers(value[0], 3, what)
-    _numbers(value[1], 4, what)
-    return value
+        return _arg("pos", value[0], what), _arg("orient", value[1], what)  # type: ignore[index]
+    return value  # (a robtarget)
 
 
 def _orient(matrix: np.ndarray) -> list[float]:
@@ -217,15 +208,16 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = 
     "dnumtonum": (("num",), ("integer",), "num", _dnum_to_num),
 }
 
-#: The functions evaluated here, by lower-case name.
-FUNCTIONS: frozenset[str] = frozenset(_FUNCTIONS)
+#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
+#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`).
+FUNCTIONS: dict[str, tuple[str, ...]] = {key: kinds for key, (kinds, *_) in _FUNCTIONS.items()}
 
 
 def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, object | None]
                       ) -> tuple[object, str]:
     """The value and RAPID type of function ``key`` (one of :data:`FUNCTIONS`, lower case) called with the
-    evaluated positional ``args`` and optional arguments ``switches`` (name, lower case -> value, None for a
-    switch).
+    evaluated positional ``args``, each of a record kind of the shape of that record, and optional arguments
+    ``switches`` (name, lower case -> value, None for a switch).
 
     Raises
     ------

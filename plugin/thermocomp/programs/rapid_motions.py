@@ -306,10 +306,9 @@ class _Motions:
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
         """The :class:`MoveStatements` of a ``MOVES`` token, split once."""
-        key = self.file_key + token.start_pos
-        if key not in self._matches:
-            self._matches[key] = MoveStatements(token)
-        return self._matches[key]
+        if id(token) not in self._matches:  # (the token kept: its id stays its; read in any file's context)
+            self._matches[id(token)] = (token, MoveStatements(token))
+        return self._matches[id(token)][1]
 
     def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
         """Part ``part`` of statement ``i`` of a run as the parser's node (``name``, ``numbers`` or ``number``)."""
