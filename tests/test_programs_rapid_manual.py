@@ -111,6 +111,8 @@ RECORD_ARGUMENTS = [
      "PoseInv: argument 1: expected a pose of 2 components (trans, rot), got an aggregate of 3 components"),
     ("CONST pose p := PoseInv([[0, 0], [1, 0, 0, 0]]);", "[[0, 0], [1, 0, 0, 0]]",
      "PoseInv: argument 1: expected a pos of 3 components (x, y, z), got an aggregate of 2 components"),
+    ("CONST orient q := NOrient([1, 0, 0]);", "[1, 0, 0]",
+     "NOrient: argument 1: expected an orient of 4 components (q1, q2, q3, q4), got an aggregate of 3 components"),
     ("CONST orient q := NOrient([1, 0, 0, TRUE]);", "[1, 0, 0, TRUE]",
      "NOrient: argument 1: orient.q4: expected a number, got a bool"),
     ("CONST robtarget r := Offs([[0, 0, 0], [1, 0, 0, 0]], 1, 2, 3);", "[[0, 0, 0], [1, 0, 0, 0]]",

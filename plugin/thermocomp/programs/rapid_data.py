@@ -368,7 +368,7 @@ class _Declarations:
         if fields is None:
             return
         if not isinstance(value, list) or len(value) != len(fields):
-            raise self.error(f"{what}expected a {dtype} of {len(fields)} components "
+            raise self.error(f"{what}expected {'an' if dtype[0] in 'aeiou' else 'a'} {dtype} of {len(fields)} components "
                              f"({', '.join(f for f, _ in fields)}), got {_describe(value)}", where)
         for (field_name, field_type), item in zip(fields, value):
             if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
