@@ -72,6 +72,7 @@ _GATHERINGS = [
     ("held-out-14", 18, 12, None, None, ()),
     ("held-out-15", 25, 15, None, None, ()),
     ("held-out-16", 12, 6, None, None, ()),
+    ("held-out-18", 25, 6, ("urscript", 25), None, ()),
 ]
 
 
