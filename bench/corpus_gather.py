@@ -11,8 +11,10 @@ with its history) and writes, for every row whose commit is there, the program a
 ``CLONES/<owner>+<name>`` is the clone of ``github.com/<owner>/<name>`` (a work tree, or a bare git directory, or a
 folder holding one as ``repo``). A module's file name is its path with ``/`` as ``__`` after ``<owner>__<name>__``,
 as the program's; some early rows changed spaces to ``_`` or gave a ``.txt`` module a ``.mod`` suffix, so a module
-is also looked for under those names, then by its base name beside the program. Rows not found are printed, with
-why, and left out of the folder's SOURCES.csv.
+is also looked for under those names, then by its base name beside the program. A row whose path is a file of
+another language (``.py``, ``.cs``, ``.md``, ...) holds a program cut out of it by hand (a string, a comment block, a
+code listing): it is not rebuilt. Rows not found or not rebuilt are printed, with why, and left out of the folder's
+SOURCES.csv.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+#: The suffixes of files that hold a program as a whole (the others hold one inside text of another language).
+WHOLE = frozenset({"", ".mod", ".modx", ".prg", ".sys", ".script", ".urscript", ".txt", ".ur"})
 DEFAULT_SOURCES = Path(__file__).resolve().parent.parent / "tests" / "data" / "programs_corpus" / "SOURCES.csv"
 
 
@@ -63,14 +67,18 @@ def gather(sources: Path, clones: Path, out: Path) -> list[str]:
         fields, rows = reader.fieldnames or [], list(reader)
     kept, missing = [], []
     for row in rows:
+        suffix = Path(row["path"]).suffix.lower()
+        if suffix not in WHOLE:
+            missing.append(f"{row['file']}: cut out of a {suffix} file by hand ({row['repository']}, {row['path']})")
+            continue
         repo = git_dir(clones, row["repository"])
         text = repo and _git(repo, "show", f"{row['commit']}:{row['path']}")
         if text is None:
             missing.append(f"{row['file']}: {'no clone' if repo is None else 'not at that commit'} "
                            f"({row['repository']}, {row['path']}, {row['commit']})")
             continue
-        listing = _git(repo, "ls-tree", "-r", "--name-only", row["commit"]) or b""
-        files = listing.decode("utf-8", "surrogateescape").splitlines()
+        listing = _git(repo, "ls-tree", "-r", "-z", "--name-only", row["commit"]) or b""  # (-z: paths not quoted)
+        files = listing.decode("utf-8", "surrogateescape").split("\0")
         modules = {}
         for module in filter(None, row["modules"].split(";")):
             path = module_path(row, module, files)

@@ -87,30 +87,29 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
         per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
 
 
-def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
-    """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
-    ``steps`` write as tables (``per_pass``'s): a table replaces its whole text."""
-    if not per_pass:
-        return
-    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
+def uses_in_tables(uses: dict[str, set[int]], steps: list, per_pass: dict) -> dict[tuple[int, int], list]:
+    """The uses in ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) inside each text ``steps``
+    write as a table (``per_pass``'s; a table replaces its whole text): its key -> ``(name, offset)`` of each."""
+    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b, (a, b)) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
-    if not spans:
-        return
-    starts = [a for a, _ in spans]
-    for name, at in uses.items():
-        inside = {u for u in at if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]}
-        if inside:
-            uses[name] = at - inside
+    inside: dict[tuple[int, int], list] = {}
+    starts = [a for a, _, _ in spans]
+    for name, at in uses.items() if spans else ():
+        for u in at:
+            if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]:
+                inside.setdefault(spans[k][2], []).append((name, u))
+    return inside
 
 
-def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
+def settle(steps: list, per_pass: dict, conditional: set[int], construct, location,
            cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
     """The per-pass texts (:func:`take`) the written program can hold: each of its motions runs in the cycle's
     fixed order (at no line of ``conditional``), not both before the production loop (step ``cycle_start``) and in
     it, in the program's own module, at most :data:`MAX_PASSES` times.
 
     Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
-    refused (at its first motion) and a note at each loop (``location(loop)``: its line and column).
+    refused (at its first motion) and a note at each loop (``construct(loop)`` named, at ``location(loop)``: its line
+    and column).
     """
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
     elsewhere = set()  # the texts (or their motions) in another module of the task
@@ -161,7 +160,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     for loop, lines in loops.values():
         shown = ", ".join(map(str, sorted(lines)))
         notes.append(Finding(*loop.note(shown)) if isinstance(loop, Calls)
-                     else Finding(_table_note(construct, shown, "pass"), *location(loop)))
+                     else Finding(_table_note(construct(loop), shown, "pass"), *location(loop)))
     return calls.without(steps, left), taken, refused, notes
 
 
@@ -208,19 +207,16 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
-    flags = re.IGNORECASE if rapid else 0
-    names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
-    tabled = {i for idx in found.values() for i in idx.tolist()}
+    reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
     for key in unwritten:
         line = text.count("\n", 0, key[0]) + 1
-        for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
-            for j, n in enumerate(run.name_of_point):
-                if values[j] is not None and j not in tabled and (n.lower() == name.lower() if flags else n == name) \
-                        and run.text[j, 0] != run.argument[j, 0]:
-                    values[j] = None
-                    notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
-                                 f"({name}) is left as written: the table of passes at line {line} that reads it is "
-                                 "not written")
+        for j in reads.get(key, ()):
+            if values[j] is not None:
+                values[j] = None
+                name = run.name_of_point[j]
+                notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here"
+                             f"{f' ({name})' if name else ''} is left as written: the table of passes at line {line} "
+                             "that reads it is not written")
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
     declarations: list[str] = []
@@ -364,5 +360,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
-           "table_edits", "take", "take_calls"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "groups", "settle",
+           "table_edits", "take", "take_calls", "uses_in_tables"]

@@ -12,6 +12,7 @@ where it comes from. See docs/programs.md.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import numpy as np
@@ -185,7 +186,7 @@ class _Walker(Flow, Motions, Values):
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
-        steps, call_sites = self.finished(self._name_uses, str)
+        steps, call_sites = self.finished(self._name_uses(), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
@@ -206,24 +207,36 @@ class _Walker(Flow, Motions, Values):
             self.global_names.add(name)
         return self.globals
 
-    def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
+    def _name_uses(self) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+        """Each name's uses in the file (their offsets), but those assigned and, for texts ``tabled``, those in them:
+        the file read once, a function of ``tabled``."""
         uses: dict[str, set[int]] = {}
         assigns = list(self.tree.find_data("assign"))
         assigned = {id(a.children[-2]) for a in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        for target, value, word in map(assignment, assigns):
-            # a variable read only inside texts written as tables (or a local never read) is given a value that
-            # reads nothing (unless it calls a function: that could move the robot)
-            if isinstance(target, Tree) and target.data == "name" and isinstance(value, Tree) \
-                    and not uses.get(str(target.children[0]), word != "LOCAL") \
-                    and not any(str(c.children[0]) in self.functions for c in value.find_data("call")):
-                for node in value.find_data("name"):
-                    uses[str(node.children[0])].discard(node.children[0].start_pos)
-        return uses
+        # each variable given a value that calls no function (that could move the robot): its name, whether it is a
+        # local, the names its value reads
+        given = [(str(target.children[0]), word == "LOCAL",
+                  [(str(node.children[0]), node.children[0].start_pos) for node in value.find_data("name")])
+                 for target, value, word in map(assignment, assigns)
+                 if isinstance(target, Tree) and target.data == "name" and isinstance(value, Tree)
+                 and not any(str(c.children[0]) in self.functions for c in value.find_data("call"))]
+
+        inside = passes.uses_in_tables(uses, self.steps, self.per_pass)
+
+        def outside(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+            found = {name: set(at) for name, at in uses.items()}
+            for name, at in (use for key in tabled for use in inside.get(key, ())):
+                found[name].discard(at)
+            for name, local, reads in given:  # (one read only inside those texts, or a local never read, reads nothing)
+                if not found.get(name, not local):
+                    for read, at in reads:
+                        found[read].discard(at)
+            return found
+
+        return outside
 
 
 __all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]
