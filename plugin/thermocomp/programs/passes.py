@@ -33,10 +33,13 @@ MAX_PASSES = 10_000
 
 def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
-    that differ from pass to pass, each an inline target or an expression at its motion; else (one is a
-    declaration's) record nothing and return the first motion whose text an earlier pass needed otherwise."""
+    that differ from pass to pass, each an inline target or an expression in its motion's statement; else (one is a
+    declaration's, or stands in an earlier statement: URScript's ``q = get_inverse_kin(...)``) record nothing and
+    return the first motion whose text an earlier pass needed otherwise."""
     differing = calls.differing_texts(steps)
-    if not all(np.array_equal(run.text[i], run.argument[i]) for run, i in differing.values()):
+    if not all(np.array_equal(run.text[i], run.argument[i])
+               and run.statement[m := run.row_of_points()[i], 0] <= run.argument[i, 0] < run.statement[m, 1]
+               for run, i in differing.values()):
         return calls._motion_of_point(*next(iter(differing.values())))
     for key in differing:
         per_pass.setdefault(key, loop)

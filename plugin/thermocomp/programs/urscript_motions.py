@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 from lark import Token, Tree
 
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.programs.grammars import (
     CODES,
@@ -184,7 +185,31 @@ class Motions:
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
             duration_s=t))
 
+    def inverse_kin(self, call: Tree, local: dict) -> tuple[Point, frozenset[int]] | None:
+        """``get_inverse_kin(pose, qnear=...)`` assigned to a variable: the point a motion to that joint position goes
+        to, as :meth:`point` reads the call at a motion (the tool in effect here), with the names it reads as the
+        point (added when a motion reads it); None where that is not known here or leaves a trace (a pose the robot
+        stands at, a target read through a call site): the variable is then known only while running."""
+        if str(call.children[0]) != "get_inverse_kin":
+            return None
+        marks = self.direct_refs, self._reads, self._stood, len(self.notes)
+        self.direct_refs, self._reads = set(), dict(self._reads)
+        try:
+            point = self.point(call, local)
+        except (Unsupported, InputError):
+            point = None
+        added, traced = self.direct_refs, (self._reads, self._stood, len(self.notes)) != marks[1:]
+        self.direct_refs, self._reads, self._stood = marks[:3]
+        del self.notes[marks[3]:]
+        return None if point is None or traced else (point, frozenset(added))
+
     def point(self, node, local: dict) -> Point:
+        name = str(node.children[0]) if node.data == "name" else None
+        held = local.get(name) or self.globals.get(name) if name is not None else None
+        if held is not None and held.solved is not None:  # (a joint position get_inverse_kin gave of a known pose)
+            point, refs = held.solved
+            self.direct_refs.update(refs)
+            return point
         outer = node
         if node.data == "call" and str(node.children[0]) == "get_inverse_kin":  # (an expression: a tree)
             args, kwargs = split_arguments(node)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import compress
 
@@ -88,12 +88,15 @@ class Binding:
     name: str
     why: str = ""  # where a value known only while running came from (" (set at line 7 from an input)")
     stood: int = 0  # the line of the pose the robot stands at its value was computed from (0: none; Values.condition)
+    #: The joint position ``get_inverse_kin`` gives of a pose known before running (its value is None): the point a
+    #: motion to it goes to and the names read as that point (Motions.inverse_kin); None: none.
+    solved: tuple | None = None
 
     @cached_property
     def signature(self) -> tuple:
         """What of the binding can change what a statement reading it does: equal for bindings a path gave the same
         again (Flow.call_function_of_file)."""
-        return _value_signature(self.value), id(self.literal), self.name, self.why, self.stood
+        return _value_signature(self.value), id(self.literal), self.name, self.why, self.stood, id(self.solved)
 
 
 def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
@@ -219,7 +222,8 @@ def _same(a: object, b: object) -> bool:
 
 def _same_binding(a: Binding | None, b: Binding | None) -> bool:
     """Two bindings give one value and one literal (bindings no path rebound are one object)."""
-    return a is b or (a is not None and b is not None and a.literal is b.literal and _same(a.value, b.value))
+    return a is b or (a is not None and b is not None and a.literal is b.literal and _same(a.value, b.value)
+                      and a.solved is b.solved)
 
 
 def _rebound(scope: dict, first: dict):
@@ -249,7 +253,8 @@ def merge_scopes(scopes: list[dict], why: str = "") -> dict:
             merged[name] = bindings[0]
         else:
             unknown = next((b for b in bindings if b is not None and b.value is None and b.why), None)
-            merged[name] = unknown or Binding(None, None, name, why)
+            merged[name] = Binding(None, None, name, why) if unknown is None else \
+                unknown if unknown.solved is None else replace(unknown, solved=None)
     return merged
 
 
@@ -332,8 +337,9 @@ class Values:
             value, why = self.evaluate(expr, local), ""
         except Unsupported as exc:
             value, why = None, f" (line {line_col(st)[0]} gives it {_origin(exc)})"
+        solved = self.inverse_kin(expr, local) if value is None and expr.data == "call" else None
         binding = Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
-                          self._stood[1] if self._stood != stood else 0)
+                          self._stood[1] if self._stood != stood else 0, solved)
         if word == "LOCAL":
             local[name] = binding
         else:
