@@ -72,6 +72,7 @@ _DIGITS = re.compile(r"\d+")
 _ALIGN = "<>=^"
 #: Plain data: what a name, an item or a result may be (YAML wrappers are dict and list subclasses).
 _DATA = (int, float, complex, str, bool, type(None), list, tuple, dict)
+_CONTAINERS = (list, tuple, dict)
 #: The math functions whose integer result grows with their arguments: its bits, about, known before the call
 #: (``comb(10**6, 5*10**5)`` computed for a minute; the result is checked too, but only once it is built).
 _GROWING: dict[str, Callable[..., int]] = {
@@ -273,25 +274,28 @@ def written_size(data: Any) -> int:
     (``[a] * 1000000``; YAML aliases, ``*a``: 9 of 9, 9 levels deep, are a file of 400 bytes and a text of 3 GB)
     counts each time but is walked once; one that holds itself counts as its ``[...]``."""
     sizes: dict[int, int] = {}
-    stack: list[tuple[Any, bool]] = [(data, False)]
+    stack: list[tuple[Any, int, dict[int, list]]] = [(data, -1, {})]
     while stack:
-        node, walked = stack.pop()
-        if not isinstance(node, (list, tuple, dict)) or (id(node) in sizes and not walked):
-            continue
-        items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
-        if walked:
-            sizes[id(node)] = 2 + sum(sizes[id(i)] if isinstance(i, (list, tuple, dict)) else _leaf_size(i) + 2
-                                      for i in items)
-        else:
+        node, leaves, inner = stack.pop()
+        if leaves >= 0:  # (its items walked)
+            sizes[id(node)] = leaves + sum((sizes[key] + 2) * held[1] for key, held in inner.items())
+        elif isinstance(node, _CONTAINERS) and id(node) not in sizes:
+            items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            inner, leaves = {}, 2
+            for i in items:
+                if isinstance(i, _CONTAINERS):
+                    inner.setdefault(id(i), [i, 0])[1] += 1
+                else:
+                    leaves += _leaf_size(i) + 2
             sizes[id(node)] = 5  # (until walked: a list reached again inside itself is written '[...]')
-            stack.append((node, True))
-            stack.extend((i, False) for i in items)
+            stack.append((node, leaves, inner))
+            stack.extend((i, -1, {}) for i, _ in inner.values())
     return sizes.get(id(data), 0)
 
 
 def _leaf_size(value: Any) -> int:
     """The characters of ``repr(value)`` of a number or a text, about (an integer's from its bits)."""
-    return value.bit_length() * 30103 // 100000 + 2 if isinstance(value, int) else len(str(value)) + 2
+    return value.bit_length() * 30103 // 100000 + 1 if type(value) is int else len(str(value))
 
 
 def _dotted(node: ast.AST) -> str | None:

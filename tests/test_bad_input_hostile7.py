@@ -1,0 +1,178 @@
+"""Hostile input found by the seventh adversarial run, each a sample of a class, through the real command line
+where a user meets it (``test_bad_input.refused``: exit status, the message naming file, line or option, no
+traceback, nothing written or left). Robot files are written from the xacro and URDF forms of ROS's own files
+(``xacro:property``, ``xacro.load_yaml``, ``package.xml``); programs from UR's "The URScript Programming Language"
+(``movel(pose, a, v)``).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+
+import pytest
+from helpers import REPO
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
+from test_hostile_input import JOINT, xacro
+
+from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.errors import InputError
+
+# ----- the search for ROS packages ends: a folder linked back into itself is looked into once, and a search path
+# ----- holding more folders than any workspace is refused naming it
+
+
+def test_a_package_folder_linked_into_itself_is_searched_once(tmp_path):
+    """12 links to '.' in a folder of the search path: 12^6 folders walked, over minutes (the depth bound alone)."""
+    from thermocomp.io.robot_files import find_packages
+
+    ws = tmp_path / "ws"
+    (ws / "arm").mkdir(parents=True)
+    (ws / "arm" / "package.xml").write_text("<package><name>arm_description</name></package>")
+    for k in range(12):
+        os.symlink(".", ws / f"loop{k}")
+    started = time.perf_counter()
+    assert find_packages((ws,)) == {"arm_description": ws / "arm"}
+    assert time.perf_counter() - started < 5
+
+
+def test_a_search_path_of_more_folders_than_the_bound_is_refused_naming_it(case, capsys, monkeypatch):
+    """``--package-path /`` walked the disk (and /proc's links back to /) for minutes, with no message."""
+    from thermocomp.io import robot_files
+
+    monkeypatch.setattr(robot_files, "MAX_PACKAGE_FOLDERS", 20)
+    for k in range(30):
+        (case / "wide" / f"f{k}").mkdir(parents=True)
+    xacro(case, JOINT.format(name="j1", axis="0 0 1"))
+    refused(case, capsys, ["robot", "show", "r.xacro", "--package-path", "wide"], EXIT_INPUT, "wide",
+            "looked into more than 20 folders", "--package-path")
+    code, out, _ = run_cli(capsys, ["robot", "show", "r.xacro"])  # (no search path: nothing searched)
+    assert code == EXIT_OK and "j1" in out
+
+
+# ----- a value short as data but huge as text (YAML aliases, a list held many times over) is refused at its
+# ----- expression before it is written out
+
+#: Nine aliases of nine aliases, nine deep: 40 lines of YAML, 9^9 strings written out (3 GB).
+ALIAS_BOMB = 'a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n' + "".join(
+    f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * 9)}]\n" for k in range(1, 9))
+
+
+def test_yaml_aliases_that_write_out_to_gigabytes_are_refused_at_the_load(case, capsys):
+    """Read in no time, then written out into a joint name (or str()) until the 60 s bound, which blamed the
+    reading of the file."""
+    (case / "cfg.yaml").write_text(ALIAS_BOMB)
+    xacro(case, '  <xacro:property name="cfg" value="${xacro.load_yaml(\'cfg.yaml\')}"/>\n'
+          + JOINT.format(name="j${cfg['a8']}", axis="0 0 1"))
+    started = time.perf_counter()
+    refused(case, capsys, ["robot", "show", "r.xacro"], EXIT_INPUT, "r.xacro, line 3",
+            "characters written out", "xacro.load_yaml('cfg.yaml')")
+    assert time.perf_counter() - started < 20
+
+
+def test_a_list_held_many_times_over_is_refused_and_data_that_holds_itself_is_read():
+    from thermocomp.io.xacro_expressions import MAX_WRITTEN_CHARS, UnsafeExpression, base_functions, evaluate, written_size
+
+    names = {"a": [0] * 1_000_000}
+    with pytest.raises(UnsafeExpression, match="characters written out"):
+        evaluate("str([a] * 1000000)[0:3]", names.__getitem__, base_functions())
+    assert evaluate("len([a] * 3)", names.__getitem__, base_functions()) == 3
+    loop: list = [1]
+    loop.append(loop)  # (YAML's ``&a [1, *a]``)
+    assert len(str(loop)) <= written_size(loop) <= len(str(loop)) + 4  # (about: a separator counted per item)
+    assert len(str({"k": [1.5, "ab"]})) <= written_size({"k": [1.5, "ab"]}) <= len(str({"k": [1.5, "ab"]})) + 8
+    assert written_size([[0] * 1000] * 1000) > 1000 * 1000 and MAX_WRITTEN_CHARS >= 32 * 2**20
+
+
+# ----- an integer is refused before Python cannot write it (xacro writes every attribute as text) or spends a
+# ----- minute computing it
+
+
+@pytest.mark.parametrize("expression", ["2**20000", "factorial(3000)", "comb(1000000, 500000)",
+                                        "math.perm(100000)", "prod([2**10000, 2**10000])", "lcm(2**9000, 3**5000)"])
+def test_an_integer_longer_than_a_text_can_hold_is_refused_before_it_is_built(expression):
+    from thermocomp.io.xacro_expressions import UnsafeExpression, base_functions, evaluate
+
+    started = time.perf_counter()
+    with pytest.raises(UnsafeExpression, match="a number of more than 14000 bits"):
+        evaluate(expression, {}.__getitem__, base_functions())
+    assert time.perf_counter() - started < 2
+
+
+def test_integer_functions_of_small_arguments_still_evaluate():
+    from thermocomp.io.xacro_expressions import base_functions, evaluate
+
+    functions = base_functions()
+    assert evaluate("factorial(20)", {}.__getitem__, functions) == 2432902008176640000
+    assert evaluate("comb(50, 25) + perm(5) + prod([2, 3]) + lcm(4, 6)", {}.__getitem__, functions) == \
+        126410606437752 + 120 + 6 + 12
+    assert evaluate("prod([0.5, 4])", {}.__getitem__, functions) == 2.0
+
+
+def test_an_integer_python_cannot_write_names_the_line_of_the_xacro(case, capsys):
+    """xacro's own str() of the attribute failed with "the expansion failed: ValueError", naming no line."""
+    xacro(case, JOINT.format(name="j${2**20000}", axis="0 0 1"))
+    refused(case, capsys, ["robot", "show", "r.xacro"], EXIT_INPUT, "r.xacro, line 5", "more than 14000 bits")
+
+
+# ----- a URScript acceleration or speed that overflows to infinity is refused at its column
+
+
+@pytest.mark.parametrize(("value", "shown"), [("1e308*10", "inf"), ("1e300", "1e+300")])
+@pytest.mark.parametrize("key", ["a", "v"])
+def test_a_urscript_speed_or_acceleration_beyond_any_robot_is_refused_at_its_column(case, capsys, key, value, shown):
+    """v=inf timed the motion as taking no time and the program was written (exit 0); v=1e300 leaked a
+    RuntimeWarning from the timing."""
+    other = {"a": "v=0.25", "v": "a=1.2"}[key]
+    (case / "b.script").write_text(f"def f():\n  movel(p[0.4,0.1,0.4,0,3.14,0], {other}, {key}={value})\nend\n")
+    column = len(f"  movel(p[0.4,0.1,0.4,0,3.14,0], {other}, {key}=") + 1
+    err = refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                                 "--out", "o.script", "--timed"], EXIT_INPUT, "b.script, line 2",
+                  f"movel: expected {key} of at most 1e+06, got {shown} (column {column})")
+    assert "RuntimeWarning" not in err
+
+
+# ----- a named value of a repeatable option given twice is refused, not the last kept
+
+
+def test_a_xacro_argument_given_twice_is_refused_naming_both_values(case, capsys):
+    xacro(case, '  <xacro:arg name="axis" default="0 0 1"/>\n' + JOINT.format(name="j1", axis="$(arg axis)"))
+    refused(case, capsys, ["robot", "show", "r.xacro", "--xacro-arg", "axis:=0 0 1", "--xacro-arg", "axis:=1 0 0"],
+            EXIT_INPUT, "--xacro-arg axis: given twice ('0 0 1', then '1 0 0')")
+
+
+def test_a_package_given_twice_to_inertia_is_refused(case, capsys):
+    refused(case, capsys, ["inertia", "--robot", "irb140", "--meshes", REPO / "robots" / "irb140" / "meshes",
+                           "--units", "mm", "--total-mass", "98", "--package", "arm=a", "--package", "arm=b"],
+            EXIT_INPUT, "--package arm: given twice ('a', then 'b')")
+
+
+# ----- a mesh vertex far beyond any robot is refused naming the mesh
+
+
+def _tetrahedron_stl(far: float) -> bytes:
+    """A closed tetrahedron, outward facing, one vertex ``far`` [file units] along x (binary STL)."""
+    v = [(0.0, 0.0, 0.0), (far, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+    faces = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+    body = b"".join(struct.pack("<12fH", 0, 0, 0, *v[a], *v[b], *v[c], 0) for a, b, c in faces)
+    return b"\0" * 80 + struct.pack("<I", len(faces)) + body
+
+
+def test_a_mesh_vertex_beyond_a_kilometre_is_refused_naming_the_mesh(case, capsys):
+    """1e30 mm passed as finite; the mass properties overflowed (a RuntimeWarning of trimesh) and the error
+    said "centre of mass: expected finite numbers", naming no file."""
+    from thermocomp.io.meshes import read_mesh
+
+    meshes = case / "meshes"
+    meshes.mkdir()
+    for link in ("base", "link1", "link2", "link3", "link4", "link5"):
+        (meshes / f"{link}.stl").write_bytes((REPO / "robots" / "irb140" / "meshes" / f"{link}.stl").read_bytes())
+    (meshes / "link6.stl").write_bytes(_tetrahedron_stl(1e30))
+    err = refused(case, capsys, ["inertia", "--robot", "irb140", "--meshes", "meshes", "--units", "mm",
+                                 "--total-mass", "98"], EXIT_INPUT, "link6.stl", "at most 1000 m, got 1e+27 m")
+    assert "RuntimeWarning" not in err
+    (meshes / "link6.stl").write_bytes(_tetrahedron_stl(100.0))
+    assert read_mesh(meshes / "link6.stl", 1e-3).vertices.max() == pytest.approx(0.1)
+    with pytest.raises(InputError, match="at most 1000 m"):
+        read_mesh(meshes / "link6.stl", 1e2)  # (100 units of 100 m)
