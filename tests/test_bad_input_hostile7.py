@@ -176,3 +176,17 @@ def test_a_mesh_vertex_beyond_a_kilometre_is_refused_naming_the_mesh(case, capsy
     assert read_mesh(meshes / "link6.stl", 1e-3).vertices.max() == pytest.approx(0.1)
     with pytest.raises(InputError, match="at most 1000 m"):
         read_mesh(meshes / "link6.stl", 1e2)  # (100 units of 100 m)
+
+
+# ----- a control character read from a file is shown escaped in the message, never sent to the terminal
+
+
+def test_a_control_character_of_a_file_is_shown_escaped_in_the_message(case, capsys):
+    """A NUL and an ESC [31m of a deformation header were printed raw ("got D^@x,..."), the ESC as a colour."""
+    lines = (case / "d.csv").read_text().splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("Dx"))
+    lines[at] = lines[at].replace("Dx", "D\0x").replace("Doz", "\x1b[31mDoz")
+    (case / "d.csv").write_text("\n".join(lines) + "\n")
+    err = refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out",
+                                 "o.csv"], EXIT_INPUT, f"d.csv, line {at + 1}", "got D\\x00x,", "\\x1b[31mDoz")
+    assert "\0" not in err and "\x1b" not in err
