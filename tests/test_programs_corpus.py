@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import os
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -188,3 +189,51 @@ def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
         assert fallback.robot == "irb140" and fallback.robot_options == ()
         assert corpus.command(fallback, tmp_path)[at:at + 3] == ["--robot", "irb140", "--deformation"]
 
+
+
+def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> None:
+    """bench/corpus_gather.py writes each row's program and modules as they were at the row's commit (not as the
+    clone's last commit has them), finds a module whose row named it with spaces as ``_``, and leaves out (naming
+    it) a row whose repository has no clone and one cut out of a Python file; bench/corpus.py then reads the folder."""
+    spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
+    assert spec is not None and spec.loader is not None
+    gather = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gather)
+    repo = tmp_path / "clones" / "owner+cell"
+    (repo / "TASK 1").mkdir(parents=True)
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    (repo / "TASK 1" / "Main.mod").write_bytes(b"MODULE Main\r\nENDMODULE\r\n")
+    (repo / "TASK 1" / "Calib Data.mod").write_bytes(b"MODULE CalibData\nENDMODULE\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "first")
+    commit = git("rev-parse", "HEAD")
+    (repo / "TASK 1" / "Main.mod").write_bytes(b"MODULE Later\nENDMODULE\n")
+    git("commit", "-q", "-am", "later")
+    fields = ["file", "language", "repository", "path", "commit", "licence", "class", "robot", "modules", "entry",
+              "note", "gathering"]
+    rows = [dict.fromkeys(fields, "") | {"file": "owner__cell__TASK 1__Main.mod", "language": "rapid",
+                                          "repository": "owner/cell", "path": "TASK 1/Main.mod", "commit": commit,
+                                          "class": "takes", "robot": "irb140",
+                                          "modules": "owner__cell__TASK_1__Calib_Data.mod"},
+            dict.fromkeys(fields, "") | {"file": "other__x__a.mod", "language": "rapid", "repository": "other/x",
+                                          "path": "a.mod", "commit": commit, "class": "takes", "robot": "irb140"},
+            dict.fromkeys(fields, "") | {"file": "owner__cell__egm.py.mod", "language": "rapid",
+                                          "repository": "owner/cell", "path": "egm.py", "commit": commit,
+                                          "class": "takes", "robot": "irb140"}]
+    sources = tmp_path / "SOURCES.csv"
+    with sources.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    missing = gather.gather(sources, tmp_path / "clones", tmp_path / "out")
+    assert missing == [f"other__x__a.mod: no clone (other/x, a.mod, {commit})",
+                       "owner__cell__egm.py.mod: cut out of a .py file by hand (owner/cell, egm.py)"]
+    assert (tmp_path / "out" / "rapid" / "owner__cell__TASK 1__Main.mod").read_bytes() == b"MODULE Main\r\nENDMODULE\r\n"
+    assert (tmp_path / "out" / "rapid" / "owner__cell__TASK_1__Calib_Data.mod").read_bytes().startswith(b"MODULE Calib")
+    [entry] = corpus.read_corpus(tmp_path / "out")
+    assert entry.program.name == "owner__cell__TASK 1__Main.mod" and entry.modules[0].is_file()
