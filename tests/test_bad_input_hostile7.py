@@ -190,3 +190,29 @@ def test_a_control_character_of_a_file_is_shown_escaped_in_the_message(case, cap
     err = refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out",
                                  "o.csv"], EXIT_INPUT, f"d.csv, line {at + 1}", "got D\\x00x,", "\\x1b[31mDoz")
     assert "\0" not in err and "\x1b" not in err
+
+
+# ----- a CSV line has a bound: a name of megabytes was copied into every row of the results, once a minute
+
+
+@pytest.mark.parametrize("ends", ["\n", "\r\n", "\r"])
+def test_a_csv_line_past_the_bound_is_refused_at_its_line(case, capsys, monkeypatch, ends):
+    """A 2 MB target name was read and written 201 times (2 GB of results over the default 200 minutes); a file
+    of gigabytes without a line end was read whole. (The bound lowered to 1,000 bytes here; the same at 1 MiB.)"""
+    from thermocomp.io import csvtext
+
+    monkeypatch.setattr(csvtext, "MAX_LINE_BYTES", 1000)
+    header = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg"
+    rows = [header, "P1,641,21,473,0,90,0", "P2" + "x" * 1000 + ",536,235,281,0,90,0"]
+    (case / "t.csv").write_bytes(ends.join(rows).encode() + ends.encode())
+    refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "o.csv"],
+            EXIT_INPUT, "t.csv, line 3, column 1001", "more than 1,000 bytes")
+    (case / "t.csv").write_bytes((ends.join(rows[:2]) + ends + "x" * 3000).encode())  # (no line end after it)
+    refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "o.csv"],
+            EXIT_INPUT, "t.csv, line 3, column 1001")
+    rows[2] = "P2" + "x" * 900 + ",536,235,281,0,90,0"  # (within the bound: read)
+    (case / "t.csv").write_bytes(ends.join(rows).encode() + ends.encode())
+    code, out, err = run_cli(capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static",
+                                      "--out", "o.csv"])
+    assert code == EXIT_OK, err
+    assert (case / "o.csv").read_text().count("P2" + "x" * 900) == 1

@@ -28,6 +28,7 @@ MAX_PROGRAM_BYTES = 256 * 2**20
 #: the 960 real programs of the corpus (2,289 bytes), room for a generator's whole array of robtargets on one line
 #: (6,000 of them are 360 KB); the readers' parser takes 10-25 us a token, so a line at the bound (half a million
 #: numbers) reads in some 15 s of CPU and 600 MB, and a 10 MB one, which would take minutes and gigabytes, is refused.
+#: A line of a CSV file has the same bound (io/csvtext.CsvLines: a row is some numbers and a name).
 MAX_LINE_BYTES = 2**20
 #: The most a FIFO given as an input is read before it is refused [bytes].
 MAX_FIFO_BYTES = 4 * MAX_PROGRAM_BYTES
