@@ -216,3 +216,38 @@ def test_a_csv_line_past_the_bound_is_refused_at_its_line(case, capsys, monkeypa
                                       "--out", "o.csv"])
     assert code == EXIT_OK, err
     assert (case / "o.csv").read_text().count("P2" + "x" * 900) == 1
+
+
+# ----- a description read whole has a size bound, as a xacro file has
+
+
+@pytest.mark.parametrize("kind", ["urdf", "package.xml", "scene", "time law"])
+def test_a_description_past_its_size_bound_is_refused_naming_it(case, capsys, monkeypatch, kind):
+    """A URDF, a package.xml, a scene or a time law of gigabytes was read whole (a xacro file had a bound).
+    (The bound lowered to 4 KiB here; the same at 16 MiB.)"""
+    from thermocomp.io import files, robot_files, scene_file, timelaw_file, urdf
+
+    for module in (files, robot_files, scene_file, timelaw_file, urdf):
+        monkeypatch.setattr(module, "MAX_DESCRIPTION_BYTES", 4096, raising=False)
+    padding = "<!-- " + "x" * 5000 + " -->\n"
+    code, _, _ = run_cli(capsys, ["robot", "export", "irb140", "--out", "r.urdf"])
+    assert code == EXIT_OK
+    urdf_text = (case / "r.urdf").read_text()
+    (case / "r.urdf").write_text(urdf_text.replace("</robot>", padding + "</robot>"))
+    argv = {"urdf": ["robot", "show", "r.urdf"],
+            "package.xml": ["robot", "show", "irb140.urdf", "--package-path", "ws"],
+            "scene": ["sim", "--scene", "cell.toml", "--headless", "--deformation", "d.csv", "--targets", "t.csv",
+                      "--out", "m.csv"],
+            "time law": ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--time-law",
+                         "from:law.csv", "--out", "o.csv"]}[kind]
+    name = {"urdf": "r.urdf", "package.xml": "ws/p/package.xml", "scene": "cell.toml", "time law": "law.law.toml"}[kind]
+    if kind == "package.xml":
+        (case / "irb140.urdf").write_text(urdf_text)
+        (case / "ws" / "p").mkdir(parents=True)
+        (case / name).write_text("<package><name>p</name>" + padding + "</package>\n")
+    elif kind == "scene":
+        (case / name).write_text("# " + "x" * 5000 + "\n")
+    elif kind == "time law":
+        (case / "law.csv").write_bytes((case / "d.csv").read_bytes())
+        (case / name).write_text("# " + "x" * 5000 + "\n")
+    refused(case, capsys, argv, EXIT_INPUT, name, "more than 4,096 bytes")

@@ -46,7 +46,7 @@ from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
 from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import Urdf, origin_transform, parse_urdf, urdf_chain, urdf_chain_ends
 from thermocomp.io.xml_values import line_of
@@ -486,7 +486,7 @@ def read_urdf_meshes(
     if kind not in ("visual", "collision"):
         raise InputError(f"mesh kind: expected 'visual' or 'collision', got {kind!r}")
     src = str(path)
-    urdf = parse_urdf(read_input_bytes(path, "URDF") if text is None else text, src)  # (the one reading)
+    urdf = parse_urdf(read_input_bytes(path, "URDF", MAX_DESCRIPTION_BYTES) if text is None else text, src)  # (the one reading)
     base_link, tip_link = urdf_chain_ends(urdf, src, base_link, tip_link)  # checks the tree, names the file
     package_dirs = {} if package_dirs is None else dict(package_dirs)
     joints = {j.child: (j.name, j.type, j.parent, j.T_parent_joint) for j in urdf.joints}

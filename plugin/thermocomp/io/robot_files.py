@@ -35,7 +35,7 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
 from thermocomp.io.xacro_expressions import UnsafeExpression
 from thermocomp.robot.chain import Chain
 
@@ -122,7 +122,7 @@ def package_name(package_xml: PathLike) -> str:
 
     src = str(package_xml)
     try:
-        root = ET.fromstring(read_input_bytes(package_xml, "package.xml"))
+        root = ET.fromstring(read_input_bytes(package_xml, "package.xml", MAX_DESCRIPTION_BYTES))
     except ET.ParseError as exc:
         raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=exc.position[0]) from exc
     name = root.findtext("name")
@@ -276,7 +276,7 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
     if suffix == ".urdf":
         if options.xacro_args:
             raise InputError("--xacro-arg applies to .xacro files; this is a plain URDF", path=str(path))
-        data = read_input_bytes(path, "URDF")
+        data = read_input_bytes(path, "URDF", MAX_DESCRIPTION_BYTES)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -493,7 +493,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
 
 #: The largest file a xacro expansion reads (the robot file, an include, a YAML file): descriptions of real robots
 #: are some kilobytes to a few hundred; a 50 MB comment kept the expansion busy until its time bound.
-MAX_XACRO_FILE_BYTES = 16 * 2**20
+MAX_XACRO_FILE_BYTES = MAX_DESCRIPTION_BYTES
 #: The longest expansion and attribute value (a name, a number list, a file name) that comes back: a real robot's
 #: expansion is at most a few hundred kilobytes, a value some dozen characters (a file name up to PATH_MAX).
 MAX_EXPANSION_CHARS = 32 * 2**20
