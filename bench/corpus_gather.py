@@ -77,8 +77,8 @@ def gather(sources: Path, clones: Path, out: Path) -> list[str]:
             missing.append(f"{row['file']}: {'no clone' if repo is None else 'not at that commit'} "
                            f"({row['repository']}, {row['path']}, {row['commit']})")
             continue
-        listing = _git(repo, "ls-tree", "-r", "--name-only", row["commit"]) or b""
-        files = listing.decode("utf-8", "surrogateescape").splitlines()
+        listing = _git(repo, "ls-tree", "-r", "-z", "--name-only", row["commit"]) or b""  # (-z: paths not quoted)
+        files = listing.decode("utf-8", "surrogateescape").split("\0")
         modules = {}
         for module in filter(None, row["modules"].split(";")):
             path = module_path(row, module, files)

@@ -73,6 +73,7 @@ _GATHERINGS = [
     ("held-out-14", 18, 12, None, None, ()),
     ("held-out-15", 25, 15, None, None, ()),
     ("held-out-16", 12, 6, None, None, ()),
+    ("held-out-17", 25, 11, ("rapid", 25), None, ()),
 ]
 
 
@@ -193,7 +194,8 @@ def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
 
 def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> None:
     """bench/corpus_gather.py writes each row's program and modules as they were at the row's commit (not as the
-    clone's last commit has them), finds a module whose row named it with spaces as ``_``, and leaves out (naming
+    clone's last commit has them), finds a module whose row named it with spaces as ``_`` and one in a folder of
+    non-ASCII name (held-out-17's ``机器人程序备份/``, which git quotes unless asked not to), and leaves out (naming
     it) a row whose repository has no clone and one cut out of a Python file; bench/corpus.py then reads the folder."""
     spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
     assert spec is not None and spec.loader is not None
@@ -209,6 +211,8 @@ def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> 
     git("init", "-q")
     (repo / "TASK 1" / "Main.mod").write_bytes(b"MODULE Main\r\nENDMODULE\r\n")
     (repo / "TASK 1" / "Calib Data.mod").write_bytes(b"MODULE CalibData\nENDMODULE\n")
+    (repo / "备份").mkdir()
+    (repo / "备份" / "user.sys").write_bytes(b"MODULE user(SYSMODULE)\nENDMODULE\n")
     git("add", "-A")
     git("commit", "-q", "-m", "first")
     commit = git("rev-parse", "HEAD")
@@ -219,7 +223,7 @@ def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> 
     rows = [dict.fromkeys(fields, "") | {"file": "owner__cell__TASK 1__Main.mod", "language": "rapid",
                                           "repository": "owner/cell", "path": "TASK 1/Main.mod", "commit": commit,
                                           "class": "takes", "robot": "irb140",
-                                          "modules": "owner__cell__TASK_1__Calib_Data.mod"},
+                                          "modules": "owner__cell__TASK_1__Calib_Data.mod;owner__cell__备份__user.sys"},
             dict.fromkeys(fields, "") | {"file": "other__x__a.mod", "language": "rapid", "repository": "other/x",
                                           "path": "a.mod", "commit": commit, "class": "takes", "robot": "irb140"},
             dict.fromkeys(fields, "") | {"file": "owner__cell__egm.py.mod", "language": "rapid",
@@ -235,5 +239,6 @@ def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> 
                        "owner__cell__egm.py.mod: cut out of a .py file by hand (owner/cell, egm.py)"]
     assert (tmp_path / "out" / "rapid" / "owner__cell__TASK 1__Main.mod").read_bytes() == b"MODULE Main\r\nENDMODULE\r\n"
     assert (tmp_path / "out" / "rapid" / "owner__cell__TASK_1__Calib_Data.mod").read_bytes().startswith(b"MODULE Calib")
+    assert (tmp_path / "out" / "rapid" / "owner__cell__备份__user.sys").read_bytes().startswith(b"MODULE user")
     [entry] = corpus.read_corpus(tmp_path / "out")
     assert entry.program.name == "owner__cell__TASK 1__Main.mod" and entry.modules[0].is_file()

@@ -128,16 +128,21 @@ def test_stop_move_reset_moves_nothing(tmp_path):
     np.testing.assert_allclose(got[1], _literal(tmp_path, [0, 150, 0], [0, 0, 1, 0])[0], atol=1e-9)
 
 
-def test_the_unrolled_size_says_it_counts_every_branch(tmp_path):
-    """The Hanoi class (a ``PERS`` disc count set at the start of each cycle, ``IF NOD=4 THEN R_Tier4;`` among ten
-    tiers): the size bound counts every branch before any condition is decided, and its refusal says so, with the
-    count of all branches (3 + 3 here, past a bound of 5 that one branch stays within)."""
+def test_the_size_bound_counts_the_branch_the_file_decides(tmp_path):
+    """The Hanoi class (a ``PERS`` disc count the cycle sets, ``IF NOD=4 THEN R_Tier4;`` among ten tiers): the size
+    bound counts every branch (3 + 3 here), but a module whose largest branches stay within it is read, its
+    conditions decided where this cycle gave their data a value; past it even so, the refusal says what it counted."""
     three = "".join(f"      MoveL Offs(p10, 0, 0, {k}), v100, fine, tGun\\WObj:=wT;\n" for k in range(3))
     path = tmp_path / "cell.mod"
     path.write_text(_HEAD.replace("MODULE Cell\n", "MODULE Cell\n  PERS num NOD := 4;\n") + "  PROC main()\n"
                     + "    NOD := 4;\n    IF NOD = 3 THEN\n" + three + "    ELSE\n" + three + "    ENDIF\n"
                     + "  ENDPROC\nENDMODULE\n")
     with pytest.raises(InputError, match=r"line 7: main unrolls to 6 steps \(.*every branch of an IF or TEST counted: "
-                                         r"counted before any condition is decided\): more than --max-motions 5"):
-        read_program(path, rapid=RapidOptions(max_motions=5))
+                                         r"counted before any condition is decided\): more than --max-motions 2"):
+        read_program(path, rapid=RapidOptions(max_motions=2))
+    prog = read_program(path, rapid=RapidOptions(max_motions=3))
+    after_else = path.read_text().splitlines().index("    ELSE") + 2  # (the ELSE branch's motions: NOD is 4)
+    assert [m.line for m in prog.motions] == [after_else, after_else + 1, after_else + 2]
+    assert prog.extra["conditional"] == ()
+    path.write_text(path.read_text().replace("    NOD := 4;\n", ""))  # (the operator's value: not decided)
     assert len(read_program(path, rapid=RapidOptions(max_motions=6)).points) == 6

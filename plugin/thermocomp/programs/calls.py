@@ -75,12 +75,13 @@ class Texts:
     parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
     ``(A, B, how)`` (:func:`read_at_call_site`)."""
 
-    def finished(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str]
+    def finished(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str]
                  ) -> tuple[list[MotionRun | Wait], dict]:
         """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
-        the call sites' targets (:meth:`_call_sites`). ``uses()``: the task-wide offsets of every use of each name
-        (``fold`` of it) outside the texts written as tables. A finding per clashing call goes to ``unsupported``, a
-        note per motion left as written to ``notes``."""
+        the call sites' targets (:meth:`_call_sites`) and on what each table reads (:meth:`_table_reads`).
+        ``uses(tabled)``: the task-wide offsets of every use of each name (``fold`` of it) outside the texts
+        ``tabled`` (written as tables). A finding per clashing call goes to ``unsupported``, a note per motion left
+        as written to ``notes``."""
         unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
         while True:
             steps = self._decided(uses, fold, unfollowed)
@@ -112,28 +113,16 @@ class Texts:
                                           "different targets there", motion.statement.line, motion.statement.column,
                                           motion.file))
         steps = without(steps, left)
-        return steps, self._call_sites(steps)
+        return steps, {**self._call_sites(steps), **self._table_reads(steps, uses, fold, unfollowed)}
 
-    def _decided(self, uses: Callable[[], dict[str, set[int]]], fold: Callable[[str], str], unfollowed: set[int]
-                 ) -> list[MotionRun | Wait]:
-        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed: a
-        declaration is rewritten only if every use of its name is a followed motion's point; a call site's target or
-        a datum passed (:attr:`_passed`) only if every use of the parameter in the routine is, and the target is read
-        through a function alike on every pass (:func:`read_at_call_site`)."""
+    def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
+                 unfollowed: set[int]) -> list[MotionRun | Wait]:
+        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed
+        (:meth:`_verdicts`)."""
         runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
         if not runs:  # (every target inline: a CAM program)
             return list(self.steps)
-        found = uses()
-        direct = self.direct_refs - unfollowed
-        changed = True
-        while changed:  # a parameter passed on to a further call counts once that call's argument does
-            changed = False
-            for at, (routine, param) in self._passed.items():
-                if at not in direct and {u for u in found.get(param, ()) if routine.start <= u < routine.end} <= direct:
-                    direct.add(at)
-                    changed = True
-        direct -= {text for (text, _), read in self._reads.items() if read is None}
-        kept = {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
+        direct, kept = self._verdicts(uses(self.per_pass), unfollowed)
         done: dict[int, MotionRun] = {}
         for k, run in runs.items():  # (a step repeated, the passes of a FOR loop: decided once)
             own = np.all(run.text == run.argument, axis=1).tolist()
@@ -143,6 +132,53 @@ class Texts:
                                                 else kept.get(fold(name), False))
                  for i, name in enumerate(run.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
+
+    def _verdicts(self, found: dict[str, set[int]], unfollowed: set[int]) -> tuple[set[int], dict[str, bool]]:
+        """The offsets of the call sites' targets and data passed (:attr:`_passed`) that are written there, and
+        whether each name's declaration is kept, for the uses ``found`` (the points at ``unfollowed`` not followed): a
+        declaration is rewritten only if every use of its name is a followed motion's point; a call site's target or
+        a datum passed only if every use of the parameter in the routine is, and the target is read through a
+        function alike on every pass (:func:`read_at_call_site`)."""
+        direct = self.direct_refs - unfollowed
+        changed = True
+        while changed:  # a parameter passed on to a further call counts once that call's argument does
+            changed = False
+            for at, (routine, param) in self._passed.items():
+                if at not in direct and {u for u in found.get(param, ()) if routine.start <= u < routine.end} <= direct:
+                    direct.add(at)
+                    changed = True
+        direct -= {text for (text, _), read in self._reads.items() if read is None}
+        return direct, {name: not at <= direct for name, at in found.items()}  # (once a name: linear in the uses)
+
+    def _table_reads(self, steps: list[MotionRun | Wait], uses: Callable[[Collection[tuple[int, int]]], dict],
+                     fold: Callable[[str], str], unfollowed: set[int]) -> dict:
+        """``{"table_reads": {a table's text (its key): the points of ``steps`` whose texts it reads}}``, or ``{}``:
+        the declarations and call sites' targets ``steps`` rewrite only because that table replaces the text reading
+        them (directly, through calls and assignments: :meth:`_verdicts` with its text's uses counted). Where the table
+        is not written they stay as written (:func:`.passes.table_edits`)."""
+        tabled: set[tuple[int, int]] = set()
+        passed: dict[int, list[int]] = {}  # the texts rewritten: call sites' targets and data passed, their points
+        named: dict[str, list[int]] = {}  # and declarations, by name
+        first = 0
+        for step in steps:
+            if isinstance(step, MotionRun):
+                tabled.update(key for key in map(tuple, step.text[:, :2].tolist()) if key in self.per_pass)
+                at = ((step.text_file << 40) + step.text[:, 0]).tolist()
+                for i in np.flatnonzero(np.any(step.text != step.argument, axis=1)).tolist():
+                    if at[i] in self._passed:
+                        passed.setdefault(at[i], []).append(first + i)
+                    elif step.name_of_point[i]:
+                        named.setdefault(fold(step.name_of_point[i]), []).append(first + i)
+                first += len(step.text)
+
+        def read(texts: Collection[tuple[int, int]]) -> tuple[int, ...]:  # the points kept were ``texts`` not tables
+            direct, kept = self._verdicts(uses(tabled - set(texts)), unfollowed)
+            return tuple(sorted([i for at, points in passed.items() if at not in direct for i in points]
+                                + [i for name, points in named.items() if kept.get(name) for i in points]))
+
+        if not tabled or not (passed or named) or not read(tabled):  # (no table reads a text rewritten)
+            return {}
+        return {"table_reads": {key: found for key in sorted(tabled) if (found := read((key,)))}}
 
     def _call_sites(self, steps: Sequence[MotionRun | Wait]) -> dict:
         """``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` of the points whose

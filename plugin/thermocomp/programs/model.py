@@ -144,7 +144,7 @@ class RobotProgram:
     entry, newline
         The routine(s) one cycle runs; the file's line end.
     extra
-        The readers' facts for later steps (``per_pass``, ``confdata_free``, call sites).
+        The readers' facts for later steps (``per_pass``, ``table_reads``, ``confdata_free``, call sites).
     modules
         The task's other files (RAPID ``--module``), ``(path, text)``: :attr:`files` ``1, 2, ...``.
     """

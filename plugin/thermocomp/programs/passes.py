@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,30 +85,54 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
         per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
 
 
-def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
-    """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
-    ``steps`` write as tables (``per_pass``'s): a table replaces its whole text."""
-    if not per_pass:
-        return
-    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
+def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str, int]]]], steps: list,
+           per_pass: dict) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+    """A function of the texts ``tabled`` (keys of ``per_pass``: the texts ``steps`` write as tables; a table
+    replaces its whole text) giving ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) without
+    the uses inside them, then without the reads in the values of each datum read nowhere else, which is given a
+    value that reads nothing, and so on along chains (``r := Offs(p, ...); q := r;``). ``given``: ``(datum, where,
+    reads)`` each assignment of a datum the reader lets be given so: ``where`` its target (no read), ``reads``
+    ``(name, offset)`` each name its value reads. The uses are found once, whatever ``tabled``."""
+    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b, (a, b)) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
-    if not spans:
-        return
-    starts = [a for a, _ in spans]
-    for name, at in uses.items():
-        inside = {u for u in at if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]}
-        if inside:
-            uses[name] = at - inside
+    inside: dict[tuple[int, int], list[tuple[str, int]]] = {}
+    starts = [a for a, _, _ in spans]
+    for name, at in uses.items() if spans else ():
+        for u in at:
+            if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]:
+                inside.setdefault(spans[k][2], []).append((name, u))
+    targets = {where for _, where, _ in given}  # (offsets are unique in a task)
+    values: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for name, _, reads in given:
+        values[name] += reads
+
+    def outside(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+        found = {name: set(at) for name, at in uses.items()}
+        for name, at in (use for key in tabled for use in inside.get(key, ())):
+            found[name].discard(at)
+        left = {name: len(found.get(name, set()) - targets) for name in values}  # (its reads: linear)
+        todo, reads = [name for name, n in left.items() if not n], dict(values)
+        while todo:
+            for name, at in reads.pop(todo.pop(), ()):
+                if at in found.get(name, ()):
+                    found[name].discard(at)
+                    left[name] = left.get(name, 0) - 1  # (a name no assignment gives: below zero, never given)
+                    if not left[name]:
+                        todo.append(name)
+        return found
+
+    return outside
 
 
-def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
+def settle(steps: list, per_pass: dict, conditional: set[int], construct, location,
            cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
     """The per-pass texts (:func:`take`) the written program can hold: each of its motions runs in the cycle's
     fixed order (at no line of ``conditional``), not both before the production loop (step ``cycle_start``) and in
     it, in the program's own module, at most :data:`MAX_PASSES` times.
 
     Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
-    refused (at its first motion) and a note at each loop (``location(loop)``: its line and column).
+    refused (at its first motion) and a note at each loop (``construct(loop)`` named, at ``location(loop)``: its line
+    and column).
     """
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
     elsewhere = set()  # the texts (or their motions) in another module of the task
@@ -158,7 +183,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     for loop, lines in loops.values():
         shown = ", ".join(map(str, sorted(lines)))
         notes.append(Finding(*loop.note(shown)) if isinstance(loop, Calls)
-                     else Finding(_table_note(construct, shown, "pass"), *location(loop)))
+                     else Finding(_table_note(construct(loop), shown, "pass"), *location(loop)))
     return calls.without(steps, left), taken, refused, notes
 
 
@@ -205,19 +230,16 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
-    flags = re.IGNORECASE if rapid else 0
-    names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
-    tabled = {i for idx in found.values() for i in idx.tolist()}
+    reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
     for key in unwritten:
         line = text.count("\n", 0, key[0]) + 1
-        for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
-            for j, n in enumerate(run.name_of_point):
-                if values[j] is not None and j not in tabled and (n.lower() == name.lower() if flags else n == name) \
-                        and run.text[j, 0] != run.argument[j, 0]:
-                    values[j] = None
-                    notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
-                                 f"({name}) is left as written: the table of passes at line {line} that reads it is "
-                                 "not written")
+        for j in reads.get(key, ()):
+            if values[j] is not None:
+                values[j] = None
+                name = run.name_of_point[j]
+                notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here"
+                             f"{f' ({name})' if name else ''} is left as written: the table of passes at line {line} "
+                             "that reads it is not written")
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
     declarations: list[str] = []
@@ -361,5 +383,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "drop_tabled", "groups", "settle",
-           "table_edits", "take", "take_calls"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "groups", "settle",
+           "table_edits", "take", "take_calls", "unread"]

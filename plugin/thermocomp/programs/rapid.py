@@ -181,6 +181,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
+        self.outside: set[str] = set()  # data last given a value read from a PERS the cycle did not set (decides no IF)
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
@@ -209,7 +210,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
-        self._costs: dict[str, tuple[int, int]] = {}  # steps and statements a routine runs (:meth:`_Flow.cost`)
+        self._costs: dict[tuple[str, bool], tuple[int, int]] = {}  # steps and statements a routine runs (:meth:`_Flow.cost`)
 
 
 __all__ = ["MOTIONS", "MOVES_PATTERN", "PROCESS_MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text",

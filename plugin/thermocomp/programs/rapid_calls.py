@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable, Collection
 
 from lark import Token, Tree, Visitor
 
@@ -26,6 +27,7 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _location,
     _T_from_pose,
+    _Unknown,
     _Unsupported,
     span_of,
 )
@@ -80,9 +82,8 @@ class Summary(Visitor):
         A routine's own data and parameters; ``written``: the parameters it assigns (as :data:`.rapid_data.WRITES`).
     mutates : bool
         Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
-    calls, passed : set[str]
-        The names it calls, evaluates or connects (``late``: a late-bound call); the data passed whole (or a part of
-        one) to what it calls but passive instructions.
+    calls : set[str]
+        The names it calls, evaluates or connects (``late``: a late-bound call).
     """
 
     def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
@@ -97,7 +98,6 @@ class Summary(Visitor):
         self.assigns: set[str] = set()
         self.changed: set[str] = set()
         self.calls: set[str] = set()
-        self.passed: set[str] = set()
         self.mutates = self.late = False
         self.visit_topdown(node)
         self.changed |= self.assigns - self.local
@@ -182,9 +182,6 @@ class Summary(Visitor):
         self.calls.add(key)
         routine = flow.procs.get(key)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
-        args = sub.children[1] if len(sub.children) > 1 else None
-        if args is not None and key not in _PASSIVE:  # (a datum passed whole, or a part of one; not one an
-            self.passed.update(str(t).lower() for t in flow.written_arguments(sub, (-1,), None))  # expression reads)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
@@ -358,11 +355,11 @@ class _Calls(calls.Texts):
 
     @functools.cached_property
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The data some statement of the task may change (given a value or passed to a routine), and those given a
-        value."""
-        found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
-        given = frozenset().union(*(f.assigns for f in found))
-        return given.union(*(f.passed for f in found)), given
+        """The data some statement of the task may give a value (a routine it passes them to too), and those a TRAP
+        may (at any time once connected)."""
+        return (frozenset().union(*(self.summary(r).assigns for r in (*self.routines, *self.procs.values(),
+                                                                         *self.funcs.values()))),
+                frozenset().union(*(self.summary(t).assigns for t in self.traps.values())))
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name = str(statement.children[0])
@@ -380,7 +377,13 @@ class _Calls(calls.Texts):
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
-            seconds = self._number(positional[0], local)
+            try:
+                value = self.evaluate(positional[0], local)
+            except _Unknown as unknown:  # (its seconds only time the cycle: no target reads them)
+                self.notes.append(Finding(f"WaitTime: {unknown.message}: the timing counts no wait",
+                                          *_location(statement), self.file))
+                return
+            seconds = self._as_number(value, positional[0])
             if seconds < 0:
                 raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
             self.steps.append(Wait(seconds, span_of(statement)))
@@ -528,8 +531,9 @@ class _Calls(calls.Texts):
                 unrun.append((name, n_moves, *_location(routine)))
         return tuple(unrun)
 
-    def _task_uses(self, tree: Tree) -> dict[str, set[int]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but in the texts tabled."""
+    def _task_uses(self, tree: Tree) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+        """Each name's uses (lower case) in the task's files (offsets keyed by file), but, for texts ``tabled``, those
+        in them: the task read once, a function of ``tabled``."""
         uses: dict[str, set[int]] = {}
         trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
@@ -545,28 +549,11 @@ class _Calls(calls.Texts):
                         given.append((str(x.children[0]).lower(), self.file_key + x.children[0].start_pos,
                                       [(str(n.children[0]).lower(), self.file_key + n.children[0].start_pos)
                                        for n in value.find_data("name")]))
+        # not given a value that reads nothing: a parameter or PERS (what they hold is read outside the task's
+        # text); a datum a value of which calls a FUNC of the task (that assignment's target stays a read)
         held = {_declared_key(d) for t in trees if given for d in (*t.find_data("param"), *t.find_data("data_decl"))
                 if d.data == "param" or any(s.children[0].type == "PERS" for s in d.find_data("storage"))}
-        targets: dict[str, set[int]] = {}  # each datum assigned whole: where, and the names its values read
-        values: dict[str, list[tuple[str, int]]] = {}
-        for name, at, names in given:
-            targets.setdefault(name, set()).add(at)
-            if name not in held:
-                values.setdefault(name, []).extend(names)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        # a datum read nowhere but inside texts written as tables is given a value that reads nothing (unless it
-        # calls a FUNC of the task); not a parameter or PERS (what they hold is read outside the task's text)
-        left = {name: len(uses.get(name, set()) - targets[name]) for name in values}  # (its reads: linear)
-        todo = [name for name, n in left.items() if not n]
-        while todo:
-            for name, at in values.pop(todo.pop(), ()):
-                if at in uses.get(name, ()):
-                    uses[name].discard(at)
-                    if name in left:
-                        left[name] -= 1
-                        if not left[name]:
-                            todo.append(name)
-        return uses
+        return passes.unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the file being read, but a ``CONST``'s in a PROC not

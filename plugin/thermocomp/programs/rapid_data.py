@@ -165,6 +165,12 @@ WRITES = {name.removesuffix("()"): _written(kind) for kind, names in _BY_KIND.it
 PASSIVE_INSTRUCTIONS = frozenset(name for names in _BY_KIND.values() for name in names if "(" not in name)
 
 
+#: Why a value of ``CalcRobT(jointtarget, tool \\WObj:=wobj)`` is not known here, though its arguments may be.
+CALC_ROBT = ("CalcRobT gives the robot's forward kinematics of a jointtarget, which thermocomp does not compute while "
+             "reading: the program is read without the robot model (the controller's own, with its calibration); "
+             "write the target as a robtarget")
+
+
 class _Unsupported(Exception):
     """Raised inside the walker; becomes a :class:`Finding`."""
 
@@ -172,6 +178,11 @@ class _Unsupported(Exception):
         super().__init__(message)
         self.message = message
         self.where = where
+
+
+class _Unknown(_Unsupported):
+    """A value known only while running: a datum's (:meth:`_Declarations.lookup`; a ``WaitTime`` of it is noted, not
+    timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
 
 
 def span_of(item: Tree | Token) -> Span:
@@ -430,20 +441,22 @@ class _Declarations:
         if mark.changed is not None:
             joined = mark.joined
             if joined is not None and joined[0] is mark.changed:
-                raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
+                raise _Unknown(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
                                    f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
-            by = mark.changed  # (a call of a routine found nowhere: named, as what may change it)
+            by = mark.changed  # (a call of a routine found nowhere, or CalcRobT: named, as what may change it)
             by = (f": passed to {by.children[0]}, a routine found in no module of the task, which may change it"
                   if isinstance(by, Tree) and by.data == "call" and isinstance(by.children[0], Token)
-                  and self.found_nowhere(str(by.children[0]).lower()) else "")
-            raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
-                               "its value at this motion is not known", token)
+                  and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
+                  and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
+                      "func_call")) else "")
+            raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
+                           "its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
-            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
+            raise _Unknown(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
         if mark.followed is None and (local is None or key not in local or id(local) in self._cycle_scopes):
             self._first_read.setdefault(key, (data.value, token))  # (a routine's own data start afresh every call)
@@ -608,6 +621,8 @@ class _Declarations:
                 raise self.error(f"{name}: {exc}", node) from None
         if key in self.funcs:
             return self.evaluate_func(self.funcs[key], name, node, local)
+        if key == "calcrobt":
+            raise _Unsupported(CALC_ROBT, node)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
 
@@ -703,6 +718,9 @@ class _Declarations:
             followed = (value, (followed or (None, statement))[1])  # the first assignment's line
         self.marks[key] = _Mark(joined=mark.joined, followed=followed, given=(  # (one of the values it may have:
             statement, self._unresolved[-1]) if self._unresolved else None)  # :meth:`_Flow.check_paths`)
+        reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
+        (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
+                                 is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:

@@ -35,6 +35,7 @@ from thermocomp.programs.rapid_data import (
     _known,
     _location,
     _number,
+    _Unknown,
     _Unsupported,
     compared,
 )
@@ -70,9 +71,8 @@ def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-class _Unknown(_Unsupported):
-    """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
-
+#: The statements that run one of their bodies where the file decides which (:meth:`_Flow.decided_branch`).
+_CHOICES = frozenset(("if_stmt", "compact_if", "test_stmt"))
 
 #: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
 _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
@@ -112,7 +112,7 @@ class _Flow(_Calls):
         per_pass: frozenset[tuple[int, int]] = frozenset()
         if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
             self.steps[:], per_pass, refused, notes = passes.settle(
-                self.steps, self.per_pass, set(self.conditional), "FOR", _location, getattr(self, "cycle_start", None))
+                self.steps, self.per_pass, set(self.conditional), _loop_name, _location, getattr(self, "cycle_start", None))
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
@@ -122,7 +122,7 @@ class _Flow(_Calls):
             self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
-        steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
+        steps, call_sites = self.finished(self._task_uses(tree), str.lower)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
@@ -225,8 +225,12 @@ class _Flow(_Calls):
             for decl, file in self._deferred:
                 key = _declared_key(decl)
                 data = self.module_data.pop(key)
+                own = key in self.foreign_local  # (its module's own: read again, it hides no other module's)
+                self.foreign_local.discard(key)
                 with self.in_file(file):
                     self.declare_other(decl)
+                if own:
+                    self.foreign_local.add(key)
                 if self.module_data[key].value is None:
                     self.module_data[key] = data
                     still.append((decl, file))
@@ -249,22 +253,24 @@ class _Flow(_Calls):
         """Refuse the module when its entry unrolls to more than ``max_motions`` steps, counted before any runs."""
         limit = self.task.options.max_motions
         total = sum(self.cost(proc)[0] for proc in entry)
-        if total > limit:  # (so there is an entry)
+        if total > limit and sum(self.cost(proc, decided=True)[0] for proc in entry) > limit:  # (so there is an entry;
+            # one path's: an IF or TEST its largest branch, where the file decides it; the walk is bounded by work())
             raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
                              "routines that move nothing, through its FOR loops and routine calls, every branch of an "
                              "IF or TEST counted: counted before any condition is decided): more than "
                              f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
-    def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
+    def cost(self, node: Tree, calling: frozenset[str] = frozenset(), decided: bool = False) -> tuple[int, int]:
         """At most how many steps ``node`` (a routine or a statement) unrolls to (a call at least one) and how many
-        statements the walk runs through it: every branch, FOR passes times the body, each routine once, recursion none."""
+        statements the walk runs through it: every branch (``decided``: the largest of an IF or TEST), FOR passes
+        times the body, each routine once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
                 return 0, 0
-            if name not in self._costs:
-                self._costs[name] = self.cost(_body(node), calling | {name})
-            return self._costs[name]
+            if (name, decided) not in self._costs:
+                self._costs[name, decided] = self.cost(_body(node), calling | {name}, decided)
+            return self._costs[name, decided]
         if node.data == "moves":
             return len(self.move_matches(node.children[0])), 0
         if node.data == "call":
@@ -275,13 +281,14 @@ class _Flow(_Calls):
                 return int(moving), 1
             if id(routine) in self.origin and self.summary(routine).blocker is None:
                 return 0, 1
-            steps, statements = self.cost(routine, calling)
+            steps, statements = self.cost(routine, calling, decided)
             return max(steps, 1), 1 if id(routine) in self.origin else 1 + statements
         steps, statements = 0, len(node.children) if node.data == "body" else 0
         for child in node.children:
             if getattr(child, "data", None) in _BLOCKS:
-                inner = self.cost(child, calling)
-                steps, statements = steps + inner[0], statements + inner[1]
+                inner = self.cost(child, calling, decided)
+                steps = max(steps, inner[0]) if decided and node.data in _CHOICES else steps + inner[0]
+                statements += inner[1]
         if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
             with contextlib.suppress(_Unsupported, InputError):  # before the loop: counted when it runs, run_for)
                 passes = self.for_passes(node, None)[2]
@@ -308,6 +315,38 @@ class _Flow(_Calls):
         passes = np.floor((stop - start) / step + 1e-9) + 1  # (a float: 1E38 / 1E-38 passes is inf)
         return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
 
+    def counted_loop(self, body: Tree, at: int, local: dict[str, _Data]) -> bool:
+        """Whether label ``body.children[at]`` starts a loop whose count the file fixes (``i := 0; lbl: ...; i := i +
+        1; IF i < 5 GOTO lbl;``): every GOTO to it an ``IF ... GOTO`` after it in ``body`` whose condition reads data
+        known here that its own assignments between the two give values, which nothing else there changes."""
+        name = str(body.children[at].children[0]).lower()
+        routine = self._routines_run[-1] if self._routines_run else body
+        gotos = [j for j, s in enumerate(body.children) if j > at and _goto_label(s) == name]
+        if not gotos or len(gotos) != sum(str(g.children[0]).lower() == name for g in routine.find_data("goto_stmt")):
+            return False
+        for j in gotos:
+            span, reads = body.children[at + 1:j], {str(n.children[0]).lower() for n in
+                                                     body.children[j].children[0].find_data("name")}
+            given = {str(self.changed_root(s.children[0])).lower() for s in span if s.data == "assign"}
+            if not reads & given or self._decided_value(body.children[j].children[0], local) is None or any(
+                    s.data == "label" or s.data != "assign" and self.summary(s).assigns & reads for s in span):
+                return False
+        self.note_once(Finding(f"label {body.children[at].children[0]}: the IF ... GOTO at line "
+                               f"{_location(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
+                               "holds: followed pass by pass", *_location(body.children[at]), self.file))
+        return True
+
+    def goto_pass(self, statement: Tree, local: dict[str, _Data], loop: tuple[int, int]) -> int | None:
+        """The ``IF ... GOTO`` of a counted loop (:meth:`counted_loop`): where the next pass starts, or None when the
+        file decides it does not jump (the passes' motions taken, as a FOR's)."""
+        branch = self.decided_branch(statement, local)
+        if branch is None:
+            raise _Unsupported(f"IF ... GOTO {_goto_label(statement)}: its condition is known only while running, and "
+                               "the statements after the label may run again with other values", statement)
+        if branch.children:
+            return loop[0]
+        return self.take_passes(loop[1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
+
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
@@ -324,17 +363,28 @@ class _Flow(_Calls):
                              f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled, the "
                              "paths through its conditions joined): refused at this statement", statement)
 
-    def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
-        for statement in body.children:
+    def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> bool:
+        """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a
+        construct the file decides (``IF n = 0 RETURN;``): the rest of the routine does not run either."""
+        loops: dict[str, tuple[int, int]] = {}  # a counted GOTO loop's label: where its passes start, its first step
+        k = 0
+        while k < len(body.children):
+            statement, k = body.children[k], k + 1
             self.work(statement)
             if (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
                                            "after it in this routine never run", *_location(statement), self.file))
-                break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
+                return True  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
-                self.run_statement(statement, local, depth)
+                label = _goto_label(statement)
+                if statement.data == "label" and self.counted_loop(body, k - 1, local):
+                    loops[str(statement.children[0]).lower()] = (k, len(self.steps))
+                elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
+                    k = self.goto_pass(statement, local, loops[label]) or k
+                elif self.run_statement(statement, local, depth):
+                    return True
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
@@ -348,6 +398,7 @@ class _Flow(_Calls):
                                               self.file))
                 for node in statement.iter_subtrees():  # what it may change is not known after it
                     self.record_change(node, local)
+        return False
 
     def mark_all(self, keys: set[str] | frozenset[str], node: Tree, statement: Tree, local: dict[str, _Data]) -> None:
         """:meth:`mark_changed` of ``keys`` at ``statement``, in the order ``node`` names them."""
@@ -378,8 +429,9 @@ class _Flow(_Calls):
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
         return found
 
-    def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """Run one statement; one whose own expressions call a FUNC that moves the robot is refused."""
+    def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
+        """Run one statement (whether it ended its routine: :meth:`run_body`); one whose own expressions call a FUNC
+        that moves the robot is refused."""
         run = _RUNS.get(statement.data)
         if run is None:
             raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
@@ -392,9 +444,9 @@ class _Flow(_Calls):
             str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None), None)
         if moving is not None:
             raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
-        run(self, statement, local, depth)
+        return run(self, statement, local, depth)
 
-    def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
         """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
         TRUE`` ending the (last) entry routine is the production loop, a pass a cycle."""
         condition = statement.children[0]
@@ -412,9 +464,8 @@ class _Flow(_Calls):
         else:
             branch = self.decided_branch(statement, local)
         if branch is None:
-            self.run_unresolved(statement, local, depth)
-        else:
-            self.run_body(branch, local, depth)
+            return self.run_unresolved(statement, local, depth)
+        return self.run_body(branch, local, depth)
 
     def run_tagged(self, run) -> None:
         """``run()`` (motions), each motion it adds tagged with the data it read that an unresolved construct gave a
@@ -513,7 +564,8 @@ class _Flow(_Calls):
         return bodies[-1] if exhaustive else Tree("body", [])
 
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
-        """The value of condition ``node`` if it reads only known data nothing in the task changes; else None."""
+        """The value of condition ``node`` if it reads only known data that nothing in the task changes or that this
+        cycle gave a value before (a FOR counter, a parameter, a datum the cycle set from constants); else None."""
         if not isinstance(node, Tree):
             return None
         declared = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
@@ -532,12 +584,12 @@ class _Flow(_Calls):
                 continue  # (TRUE, FALSE, v100, tool0, ...)
             if bound is not None and bound is not self.module_data.get(bound.name.lower()):
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
-            if key in self.task_changes[0] or self.changed_at(key) is not None or key in self.persistent \
-                    or (bound is None and key not in self.module_data):
-                return None  # (it may change while running)
-            if bound is not None and (bound.name.lower() in self.task_changes[1]
-                                      or self.changed_at(bound.name.lower()) is not None):
-                return None  # (a parameter passed a datum of the task that is given a value while running)
+            name = key if bound is None else bound.name.lower()  # (a parameter passed a datum of the task: that one)
+            if self.changed_at(key) is not None or self.changed_at(name) is not None or name not in self.module_data \
+                    or (name in self.task_changes[0] or name in self.persistent) and self.marks.get(
+                        name, _NO_MARK).followed is None or name in self.outside or name in self.task_changes[1]:
+                return None  # (it may change while running; one the task changes: until this cycle gives it a value
+                # that reads no PERS the cycle did not set, which another task or the operator writes; a TRAP's: never)
         try:
             return self.evaluate(node, local)
         except _Unsupported:
@@ -565,7 +617,8 @@ class _Flow(_Calls):
                 counter = statement.children[0]
                 scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
                 self._scopes.append(scope)
-            ends, start = [], before
+            ends, start, outside = [], before, set(self.outside)  # (read from a PERS on some path, or left by
+            # an earlier cycle or another writer on some path: decides no condition after it)
             for k, body in enumerate(bodies):
                 self.work(statement)  # (each path joined counts: a TEST of many empty cases in a long loop)
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
@@ -573,7 +626,10 @@ class _Flow(_Calls):
                     start = self._snapshot(statement, names, local)
                 self.run_body(body, scope, depth)
                 ends.append(self._snapshot(statement, names, local))
-            self.join(statement, ends if exhaustive else [*ends, before])
+                outside |= self.outside
+            paths = ends if exhaustive else [*ends, before]
+            self.join(statement, paths)
+            self.outside = outside | {name for name in names if any(path[name][1].followed is None for path in paths)}
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
             lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
@@ -629,9 +685,9 @@ class _Flow(_Calls):
             self.marks[name] = mark if not followed else dataclasses.replace(  # (a value it gives is one it may give)
                 mark, followed=(None, followed[0][1]))
 
-    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`); a body that neither reads the
-        counter nor changes anything is followed once and repeated."""
+    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
+        """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`) until a pass ends its routine
+        (:meth:`run_body`); a body that neither reads the counter nor changes anything is followed once and repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
@@ -647,7 +703,7 @@ class _Flow(_Calls):
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
-        first_step = len(self.steps)
+        first_step, ended = len(self.steps), False
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
         for k in range(min(total, 1) if same else total):
@@ -656,21 +712,41 @@ class _Flow(_Calls):
             for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
                 if id(local) in of_scopes:
                     of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
-            self.run_body(body, scope, depth)
+            ended = self.run_body(body, scope, depth)
             local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
+            if ended:
+                break
         if same:
-            self.steps.extend(self.steps[first_step:] * max(total - 1, 0))
-            return
-        changing = passes.take(self.steps[first_step:], self.per_pass, statement)
+            self.steps.extend(self.steps[first_step:] * max(total - 1, 0) * (not ended))
+        else:
+            self.take_passes(first_step, statement, f"with the FOR counter {counter}")
+        return ended
+
+    def take_passes(self, first_step: int, loop: Tree, changes: str) -> None:
+        """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
+        a declared target that differs is refused, its motions dropped."""
+        changing = passes.take(self.steps[first_step:], self.per_pass, loop)
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
-            raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
-                               "written target cannot serve every pass", statement)
+            raise _Unsupported(f"{changing.instruction}'s target changes {changes}: one written target cannot serve "
+                               "every pass", loop)
+
+def _goto_label(statement: Tree) -> str | None:
+    """The label (lower case) an ``IF ... GOTO label;`` jumps to; else None."""
+    last = statement.children[-1] if statement.data == "compact_if" else None
+    return str(last.children[0]).lower() if isinstance(last, Tree) and last.data == "goto_stmt" else None
+
+
+def _loop_name(loop: Tree) -> str:
+    """How a note names a loop whose passes need tables: ``FOR``, or a counted GOTO loop's ``IF ... GOTO``."""
+    return "FOR" if loop.data == "for_stmt" else f"IF ... GOTO {loop.children[-1].children[0]}"
+
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
-#: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.
+#: the routine assigns unknown, :meth:`_Flow.run_label`, but a counted loop's: :meth:`_Flow.run_body`); any other is
+#: unsupported.
 _RUNS = {
     "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
     "assign": lambda flow, statement, local, depth: flow.assign(statement, local),

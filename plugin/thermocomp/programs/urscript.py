@@ -12,6 +12,7 @@ where it comes from. See docs/programs.md.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import numpy as np
@@ -185,7 +186,7 @@ class _Walker(Flow, Motions, Values):
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
-        steps, call_sites = self.finished(self._name_uses, str)
+        steps, call_sites = self.finished(self._name_uses(main), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
@@ -206,24 +207,27 @@ class _Walker(Flow, Motions, Values):
             self.global_names.add(name)
         return self.globals
 
-    def _name_uses(self) -> dict[str, set[int]]:
-        """Each name's uses in the file (their offsets), but those assigned and those in texts written as tables."""
+    def _name_uses(self, main: Tree | None) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+        """Each name's uses in the file (their offsets), but those assigned and those :func:`.passes.unread` drops:
+        the file read once, a function of the texts written as tables."""
         uses: dict[str, set[int]] = {}
-        assigns = list(self.tree.find_data("assign"))
-        assigned = {id(a.children[-2]) for a in assigns}
+        assigns = list(map(assignment, self.tree.find_data("assign")))
+        assigned = {id(target) for target, _, _ in assigns}
         for node in self.tree.find_data("name"):
             if id(node) not in assigned:
                 uses.setdefault(str(node.children[0]), set()).add(node.children[0].start_pos)
-        passes.drop_tabled(uses, self.steps, self.per_pass)
-        for target, value, word in map(assignment, assigns):
-            # a variable read only inside texts written as tables (or a local never read) is given a value that
-            # reads nothing (unless it calls a function: that could move the robot)
-            if isinstance(target, Tree) and target.data == "name" and isinstance(value, Tree) \
-                    and not uses.get(str(target.children[0]), word != "LOCAL") \
-                    and not any(str(c.children[0]) in self.functions for c in value.find_data("call")):
-                for node in value.find_data("name"):
-                    uses[str(node.children[0])].discard(node.children[0].start_pos)
-        return uses
+        # not given a value that reads nothing: a variable a value of which calls a function (that could move the
+        # robot); a global nothing reads, or one a function, thread or sec also assigns
+        inner = {root_name(target) for scope in self.tree.find_pred(
+            lambda t: t.data in ("func_def", "thread_def", "sec_def") and t is not main)
+            for target, _, _ in map(assignment, scope.find_data("assign"))}
+        kept = {name for name in self.global_names if name in inner or name not in uses} | {
+            root_name(target) for target, value, _ in assigns
+            if any(str(c.children[0]) in self.functions for c in value.find_data("call"))}
+        given = [(str(t.children[0]), t.children[0].start_pos, [(str(n.children[0]), n.children[0].start_pos)
+                                                                for n in value.find_data("name")])
+                 for t, value, _ in assigns if t.data == "name" and str(t.children[0]) not in kept]
+        return passes.unread(uses, given, self.steps, self.per_pass)
 
 
 __all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]

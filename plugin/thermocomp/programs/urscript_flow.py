@@ -613,7 +613,7 @@ class Flow(calls.Texts):
         if not self.per_pass:
             return frozenset()
         steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
-                                                          "while", line_col, getattr(self, "cycle_start", None))
+                                                          lambda _: "while", line_col, getattr(self, "cycle_start", None))
         self.steps[:] = steps
         self.unsupported.extend(refused)
         self.notes.extend(notes)

@@ -543,6 +543,11 @@ class Values:
                           {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
         if name in self.functions:  # a function of the file, for its value: it runs here
             return self.run_call(node, local, 0, for_value=True)
+        if name == "pose_dist":  # (UR's forum: "you can't say about specific units", more like a time than a length)
+            raise Unsupported("pose_dist(...) is not evaluated: its value is the controller's own blend of distance "
+                              "and rotation, which the URScript manual does not define (point_dist is evaluated)",
+                              node, "the value of pose_dist(...) (the controller's own measure, which the manual does "
+                              "not define)")
         raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, interpolate_pose, "
                           "rpy2rotvec, rotvec2rpy, d2r, r2d and the math functions of numbers are)", node,
                           f"the value of {name}(...)")
