@@ -21,6 +21,7 @@ from thermocomp.cli.common import (
     solver_options,
 )
 from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.errors import capped
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -229,7 +230,7 @@ def _run_programs(args: argparse.Namespace) -> int:
     outcomes = compensate_programs(job, args.program, args.out_dir, jobs=args.jobs)
     for outcome in outcomes:
         if outcome.status != "ok":
-            print(f"thermocomp: error: {outcome.message}", file=sys.stderr)
+            print(f"thermocomp: error: {capped(outcome.message)}", file=sys.stderr)
     print(summary_table(outcomes))
     worst = max((STATUSES.index(o.status) for o in outcomes), default=0)
     return EXIT_OF_STATUS[STATUSES[worst]]

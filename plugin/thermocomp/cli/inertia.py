@@ -55,6 +55,9 @@ def _packages(items: list[str]) -> dict[str, Path]:
         name, sep, folder = item.partition("=")
         if not sep or not name or not folder:
             raise InputError(f"--package: expected NAME=DIR, got {item!r}")
+        if name in out:
+            raise InputError(f"--package {name}: given twice ({str(out[name])!r}, then {folder!r}); give each "
+                             "package once")
         out[name] = Path(folder)
     return out
 

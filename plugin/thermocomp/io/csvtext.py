@@ -16,7 +16,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.files import open_input
+from thermocomp.io.files import MAX_LINE_BYTES, open_input
 
 #: Raw lines read at a time by :func:`iter_rows`.
 _ROWS_BLOCK = 256
@@ -98,8 +98,10 @@ class CsvLines:
         parts: list[bytes] = []
         found = 0
         data, self._rest = self._rest, b""
+        tail = 0  # bytes of the line being read, before data
         while True:
             if data:
+                tail = self._check_lines(data, tail, parts)
                 ends = _newline_ends(data)
                 lines = ends.size
                 if found + lines >= count:
@@ -119,6 +121,24 @@ class CsvLines:
         self._seen_bytes += len(block)
         self._seen_lines += found
         return RawLines(block, found)
+
+    def _check_lines(self, data: bytes, tail: int, parts: list[bytes]) -> int:
+        """Refuse a line of more than :data:`MAX_LINE_BYTES` in ``data`` (read after the lines ``parts`` of this
+        block and ``tail`` bytes of its first line): a cell of megabytes copied into every row of an output (a name,
+        once a minute), or a file of gigabytes without a line end read whole. A carriage return alone ends a line
+        too, as :meth:`str.splitlines` reads it. Returns the bytes of the last line of ``data``, not ended."""
+        codes = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero((codes == 0x0A) | (codes == 0x0D))
+        lengths = np.diff(ends, prepend=-1 - tail) - 1
+        unended = len(data) - 1 - int(ends[-1]) if ends.size else tail + len(data)
+        if max(int(lengths.max()) if lengths.size else 0, unended) > MAX_LINE_BYTES:
+            k = int(np.argmax(lengths > MAX_LINE_BYTES)) if lengths.size and lengths.max() > MAX_LINE_BYTES else None
+            before = b"".join(parts) + (data[:ends[k]] if k is not None else data)
+            line = self._seen_lines + len(before.splitlines())  # (the long line is the last, cut before its end)
+            raise InputError(f"the line holds more than {MAX_LINE_BYTES:,} bytes: expected at most {MAX_LINE_BYTES:,} "
+                             "a line (1 MiB: a CSV row is some numbers and a name)", path=self.src, row=line,
+                             column=MAX_LINE_BYTES + 1)
+        return unended
 
     def _read_size(self, lines: int) -> int:
         """Bytes to read for about ``lines`` more lines: their length so far, a sixteenth more, within bounds."""

@@ -28,9 +28,13 @@ MAX_PROGRAM_BYTES = 256 * 2**20
 #: the 960 real programs of the corpus (2,289 bytes), room for a generator's whole array of robtargets on one line
 #: (6,000 of them are 360 KB); the readers' parser takes 10-25 us a token, so a line at the bound (half a million
 #: numbers) reads in some 15 s of CPU and 600 MB, and a 10 MB one, which would take minutes and gigabytes, is refused.
+#: A line of a CSV file has the same bound (io/csvtext.CsvLines: a row is some numbers and a name).
 MAX_LINE_BYTES = 2**20
 #: The most a FIFO given as an input is read before it is refused [bytes].
 MAX_FIFO_BYTES = 4 * MAX_PROGRAM_BYTES
+#: Most bytes a description read whole may hold (a URDF, a package.xml, a scene or time-law TOML): real ones are
+#: some kilobytes to a few hundred; a file of gigabytes was read whole, and an XML tree takes ten times its size.
+MAX_DESCRIPTION_BYTES = 16 * 2**20
 
 #: A CR not followed by LF: a line end of classic Mac OS.
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -97,13 +101,18 @@ def _read_fifo(path: PathLike, src: str) -> bytes:
         os.close(fd)
 
 
-def read_input_bytes(path: PathLike, kind: str | None = None) -> bytes:
-    """The whole content of ``path``; errors as :func:`open_input`, and a failed read names the file too."""
+def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | None = None) -> bytes:
+    """The whole content of ``path``, of at most ``max_bytes`` if given; errors as :func:`open_input`, and a failed
+    read or a file past ``max_bytes`` names the file too."""
     with open_input(path, kind) as handle:
         try:
-            return handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from exc
+    if max_bytes is not None and len(data) > max_bytes:
+        raise InputError(f"the {kind or 'file'} holds more than {max_bytes:,} bytes: expected at most "
+                         f"{max_bytes // 2**20} MiB (a description is some kilobytes)", path=str(path))
+    return data
 
 
 def read_program_text(path: PathLike, kind: str) -> str:
@@ -192,5 +201,5 @@ def is_file(path: PathLike) -> bool:
         return False
 
 
-__all__ = ["MAX_LINE_BYTES", "MAX_PROGRAM_BYTES", "check_file_name", "is_file", "open_input", "read_input_bytes",
-           "read_program_bytes", "read_program_text"]
+__all__ = ["MAX_DESCRIPTION_BYTES", "MAX_LINE_BYTES", "MAX_PROGRAM_BYTES", "check_file_name", "is_file", "open_input",
+           "read_input_bytes", "read_program_bytes", "read_program_text"]

@@ -46,11 +46,11 @@ from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
 from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import Urdf, origin_transform, parse_urdf, urdf_chain, urdf_chain_ends
 from thermocomp.io.xml_values import line_of
-from thermocomp.robot.chain import Chain
+from thermocomp.robot.chain import MAX_LENGTH, Chain
 
 #: Mesh units by name: metres per mesh unit.
 UNITS: dict[str, float] = {"m": 1.0, "mm": 1e-3}
@@ -170,8 +170,9 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     InputError
         Naming the file: missing, not a regular file, larger than
         :data:`MAX_MESH_BYTES`, unsupported type, unreadable, no
-        triangles, a COLLADA unit that disagrees with ``metres_per_unit`` or
-        an up axis other than ``Z_UP``, or ``pycollada`` missing for ``.dae``.
+        triangles, a vertex coordinate not finite or beyond ``MAX_LENGTH`` (1 km),
+        a COLLADA unit that disagrees with ``metres_per_unit`` or an up axis
+        other than ``Z_UP``, or ``pycollada`` missing for ``.dae``.
     """
     p = Path(path)
     src = str(p)
@@ -212,6 +213,9 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     vertices = np.asarray(mesh.vertices, dtype=float) * scale
     if not np.all(np.isfinite(vertices)):
         raise InputError("expected finite vertex coordinates, got NaN or infinity", path=src)
+    if not np.all(np.abs(vertices) <= MAX_LENGTH):  # (1e200 overflowed in the mass properties, naming no file)
+        raise InputError(f"expected vertex coordinates of magnitude at most {MAX_LENGTH:g} m, got "
+                         f"{np.abs(vertices).max():.3g} m", path=src)
     return MeshData(vertices=vertices, faces=faces, path=src, metres_per_unit=scale)
 
 
@@ -482,7 +486,7 @@ def read_urdf_meshes(
     if kind not in ("visual", "collision"):
         raise InputError(f"mesh kind: expected 'visual' or 'collision', got {kind!r}")
     src = str(path)
-    urdf = parse_urdf(read_input_bytes(path, "URDF") if text is None else text, src)  # (the one reading)
+    urdf = parse_urdf(read_input_bytes(path, "URDF", MAX_DESCRIPTION_BYTES) if text is None else text, src)  # (the one reading)
     base_link, tip_link = urdf_chain_ends(urdf, src, base_link, tip_link)  # checks the tree, names the file
     package_dirs = {} if package_dirs is None else dict(package_dirs)
     joints = {j.child: (j.name, j.type, j.parent, j.T_parent_joint) for j in urdf.joints}

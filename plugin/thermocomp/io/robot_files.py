@@ -35,7 +35,7 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
 from thermocomp.io.xacro_expressions import UnsafeExpression
 from thermocomp.robot.chain import Chain
 
@@ -49,6 +49,9 @@ _IGNORE_MARKERS = ("CATKIN_IGNORE", "COLCON_IGNORE", "AMENT_IGNORE")
 #: How deep below a package-path folder packages are looked for (rospack has no limit; a bound keeps a
 #: mistaken ``--package-path /`` from walking the whole disk).
 MAX_PACKAGE_DEPTH = 6
+#: How many folders the search for packages looks into at most, over every folder of the search path (a workspace
+#: holds hundreds; a linked folder is looked into once, so links back up, as ``/proc/self/root``, end).
+MAX_PACKAGE_FOLDERS = 50_000
 
 
 @dataclass(frozen=True)
@@ -83,9 +86,14 @@ class RobotFileOptions:
     xacro_env: bool = False
 
     def __post_init__(self) -> None:
-        for name, _ in self.xacro_args:
+        given: dict[str, str] = {}
+        for name, value in self.xacro_args:
             if not re.fullmatch(r"[A-Za-z_][\w-]*", name):
                 raise InputError(f"--xacro-arg: expected an argument name (letters, digits, _ or -), got {name!r}")
+            if name in given:  # (xacro would keep the last in silence)
+                raise InputError(f"--xacro-arg {name}: given twice ({given[name]!r}, then {value!r}); give each "
+                                 "argument once")
+            given[name] = value
         object.__setattr__(self, "xacro_args", tuple((str(k), str(v)) for k, v in self.xacro_args))
         object.__setattr__(self, "package_paths", tuple(Path(p) for p in self.package_paths))
 
@@ -114,7 +122,7 @@ def package_name(package_xml: PathLike) -> str:
 
     src = str(package_xml)
     try:
-        root = ET.fromstring(read_input_bytes(package_xml, "package.xml"))
+        root = ET.fromstring(read_input_bytes(package_xml, "package.xml", MAX_DESCRIPTION_BYTES))
     except ET.ParseError as exc:
         raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=exc.position[0]) from exc
     name = root.findtext("name")
@@ -132,16 +140,31 @@ def find_packages(search_path: tuple[Path, ...]) -> dict[str, Path]:
     folders are skipped; a folder of ``search_path`` may itself be a package.
     The first folder of ``search_path`` that holds a name wins (as
     ``ROS_PACKAGE_PATH`` overlays do); within one folder, the first in
-    sorted order. Folders that do not exist are skipped.
+    sorted order. Folders that do not exist are skipped; a folder reached twice (through links) is looked into
+    once, and more than :data:`MAX_PACKAGE_FOLDERS` folders in all is an :class:`InputError` naming the folder.
     """
     found: dict[str, Path] = {}
+    looked = 0
     for top in search_path:
         if not top.is_dir():
             continue
         in_this: dict[str, Path] = {}
+        seen: set[tuple[int, int]] = set()
         stack: list[tuple[Path, int]] = [(top, 0)]
         while stack:
             folder, depth = stack.pop()
+            try:
+                st = folder.stat()
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in seen:  # a link to a folder already looked into (a loop: a link to '.')
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            looked += 1
+            if looked > MAX_PACKAGE_FOLDERS:
+                raise InputError(f"searching for ROS packages (--package-path, ROS_PACKAGE_PATH) looked into more "
+                                 f"than {MAX_PACKAGE_FOLDERS:,} folders: expected folders of ROS packages (a "
+                                 "workspace's src, /opt/ros/<distro>/share)", path=str(top))
             if (folder / "package.xml").is_file():
                 in_this.setdefault(package_name(folder / "package.xml"), folder)
                 continue
@@ -253,7 +276,7 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
     if suffix == ".urdf":
         if options.xacro_args:
             raise InputError("--xacro-arg applies to .xacro files; this is a plain URDF", path=str(path))
-        data = read_input_bytes(path, "URDF")
+        data = read_input_bytes(path, "URDF", MAX_DESCRIPTION_BYTES)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -470,7 +493,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
 
 #: The largest file a xacro expansion reads (the robot file, an include, a YAML file): descriptions of real robots
 #: are some kilobytes to a few hundred; a 50 MB comment kept the expansion busy until its time bound.
-MAX_XACRO_FILE_BYTES = 16 * 2**20
+MAX_XACRO_FILE_BYTES = MAX_DESCRIPTION_BYTES
 #: The longest expansion and attribute value (a name, a number list, a file name) that comes back: a real robot's
 #: expansion is at most a few hundred kilobytes, a value some dozen characters (a file name up to PATH_MAX).
 MAX_EXPANSION_CHARS = 32 * 2**20
@@ -734,6 +757,7 @@ def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
 __all__ = [
     "CONTROLLER_BASE_LINK",
     "MAX_PACKAGE_DEPTH",
+    "MAX_PACKAGE_FOLDERS",
     "ROBOT_FILE_SUFFIXES",
     "RobotDescription",
     "RobotFileOptions",

@@ -38,7 +38,7 @@ from thermocomp._data import data_folder
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
-from thermocomp.io.files import is_file, read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
 from thermocomp.io.robots import BUILTIN_NAMES, is_builtin
 from thermocomp.robot.chain import Chain
@@ -358,7 +358,7 @@ class _Reader:
     def __init__(self, path: PathLike, kind: str) -> None:
         self.path = Path(path)
         self.src = str(path)
-        data = read_input_bytes(path, kind)
+        data = read_input_bytes(path, kind, MAX_DESCRIPTION_BYTES)
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

@@ -30,7 +30,7 @@ from thermocomp.deformation.thermal_laws import ALWAYS_ON, FirstOrder, Temperatu
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
 
 FORMAT = "thermocomp-time-law"
 VERSION = 1
@@ -125,7 +125,7 @@ def read_time_law(path: PathLike):
     src = str(path)
     tomllib = _tomllib()
     try:
-        data = tomllib.loads(read_input_bytes(path, "time-law").decode("utf-8"))
+        data = tomllib.loads(read_input_bytes(path, "time-law", MAX_DESCRIPTION_BYTES).decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InputError(f"expected UTF-8 text: {exc}", path=src) from None
     except tomllib.TOMLDecodeError as exc:

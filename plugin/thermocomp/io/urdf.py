@@ -39,7 +39,7 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
 from thermocomp.io.xml_values import attr_number, attr_numbers, line_of, parse_xml
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.robot.chain import MAX_ANGLE, MAX_LENGTH, MIN_SPEED, Chain
@@ -318,7 +318,7 @@ def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None
     :func:`urdf_chain` of the file's text (plain URDF; a xacro file goes
     through :func:`thermocomp.io.robot_files.load_robot_file`).
     """
-    return urdf_chain(read_input_bytes(path, "URDF"), str(path), base_link, tip_link)
+    return urdf_chain(read_input_bytes(path, "URDF", MAX_DESCRIPTION_BYTES), str(path), base_link, tip_link)
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: The largest integer power and repeated text an expression may build (a robot description needs neither;
-#: ``${9**9**9}`` would compute for ever).
-MAX_RESULT_BITS = 1 << 16
+#: The largest integer and repeated text an expression may build (a robot description needs neither;
+#: ``${9**9**9}`` would compute for ever). 14,000 bits are 4,215 digits: Python writes an integer of at most 4,300
+#: as text, and xacro writes every value of an attribute as text.
+MAX_RESULT_BITS = 14_000
 MAX_TEXT_LENGTH = 1 << 20
+#: The most characters a value may take written out as text (``str``, a format, an attribute): a list held many
+#: times over (``[a] * 1000000``, YAML aliases ``*a``) is short but its text is not (the bound of a whole
+#: expansion, io/robot_files.MAX_EXPANSION_CHARS).
+MAX_WRITTEN_CHARS = 32 * 2**20
 #: The widest field and the longest precision a format may ask for (``f'{x:>300000000}'``, ``'%300000000d' % x``
 #: built a 300 MB joint name): a robot description formats numbers and names, a few dozen characters.
 MAX_FORMAT_WIDTH = 1000
@@ -67,6 +72,16 @@ _DIGITS = re.compile(r"\d+")
 _ALIGN = "<>=^"
 #: Plain data: what a name, an item or a result may be (YAML wrappers are dict and list subclasses).
 _DATA = (int, float, complex, str, bool, type(None), list, tuple, dict)
+_CONTAINERS = (list, tuple, dict)
+#: The math functions whose integer result grows with their arguments: its bits, about, known before the call
+#: (``comb(10**6, 5*10**5)`` computed for a minute; the result is checked too, but only once it is built).
+_GROWING: dict[str, Callable[..., int]] = {
+    "factorial": lambda n: n * n.bit_length(),
+    "perm": lambda n, k=None: (n if k is None else k) * n.bit_length(),
+    "comb": lambda n, k: n,
+    "prod": lambda items, *, start=1: sum(v.bit_length() for v in [*items, start] if isinstance(v, int)),
+    "lcm": lambda *ints: sum(v.bit_length() for v in ints if isinstance(v, int)),
+}
 
 
 def base_functions() -> dict[str, Callable]:
@@ -94,7 +109,8 @@ def evaluate(text: str, lookup: Callable[[str], Any], functions: Mapping[str, Ca
     except SyntaxError as exc:
         raise UnsafeExpression(f"expected an expression, got a syntax error in "
                                f"{shown.replace('%s', text.strip())}: {exc.msg}") from None
-    return _Evaluator(text.strip(), lookup, functions, shown).value(tree.body)
+    evaluator = _Evaluator(text.strip(), lookup, functions, shown)
+    return evaluator.data(tree.body, evaluator.value(tree.body))  # (a list written out: its items are not checked)
 
 
 class _Evaluator:
@@ -113,6 +129,11 @@ class _Evaluator:
         if isinstance(value, (str, list, tuple, dict)) and len(value) > MAX_TEXT_LENGTH:
             # whatever built it (a + of texts doubled property by property, a call): no value comes back this long
             raise self.refuse(node, f"a text or list longer than {MAX_TEXT_LENGTH} items from")
+        if isinstance(value, int) and value.bit_length() > MAX_RESULT_BITS:  # (a product of products, lcm)
+            raise self.refuse(node, f"a number of more than {MAX_RESULT_BITS} bits from")
+        if isinstance(value, (list, tuple, dict)) and written_size(value) > MAX_WRITTEN_CHARS:
+            raise self.refuse(node, f"a value of more than {MAX_WRITTEN_CHARS:,} characters written out (a list "
+                                    "held many times over) from")
         return value
 
     def value(self, node: ast.AST) -> Any:
@@ -237,7 +258,44 @@ class _Evaluator:
             raise self.refuse(node, "* or ** arguments")
         args = [self.value(a) for a in node.args]
         kwargs = {k.arg: self.value(k.value) for k in node.keywords}
+        bare = name.removeprefix("math.")
+        growing = _GROWING.get(bare) if _MATH_FUNCTIONS.get(bare) is function else None
+        try:
+            bits = growing(*args, **kwargs) if growing is not None else 0
+        except (TypeError, AttributeError):  # (not integers: the function says what it expected)
+            bits = 0
+        if bits > MAX_RESULT_BITS:
+            raise self.refuse(node, f"a number of more than {MAX_RESULT_BITS} bits")
         return self.data(node, function(*args, **kwargs))
+
+
+def written_size(data: Any) -> int:
+    """About the characters of ``str(data)``, counted without building it: a list or mapping held several times
+    (``[a] * 1000000``; YAML aliases, ``*a``: 9 of 9, 9 levels deep, are a file of 400 bytes and a text of 3 GB)
+    counts each time but is walked once; one that holds itself counts as its ``[...]``."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, int, dict[int, list]]] = [(data, -1, {})]
+    while stack:
+        node, leaves, inner = stack.pop()
+        if leaves >= 0:  # (its items walked)
+            sizes[id(node)] = leaves + sum((sizes[key] + 2) * held[1] for key, held in inner.items())
+        elif isinstance(node, _CONTAINERS) and id(node) not in sizes:
+            items = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            inner, leaves = {}, 2
+            for i in items:
+                if isinstance(i, _CONTAINERS):
+                    inner.setdefault(id(i), [i, 0])[1] += 1
+                else:
+                    leaves += _leaf_size(i) + 2
+            sizes[id(node)] = 5  # (until walked: a list reached again inside itself is written '[...]')
+            stack.append((node, leaves, inner))
+            stack.extend((i, -1, {}) for i, _ in inner.values())
+    return sizes.get(id(data), 0)
+
+
+def _leaf_size(value: Any) -> int:
+    """The characters of ``repr(value)`` of a number or a text, about (an integer's from its bits)."""
+    return value.bit_length() * 30103 // 100000 + 1 if type(value) is int else len(str(value))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -255,4 +313,5 @@ def inside(path: Path, roots: tuple[Path, ...]) -> bool:
     return any(real.is_relative_to(root.resolve()) for root in roots)
 
 
-__all__ = ["MAX_FORMAT_WIDTH", "MAX_RESULT_BITS", "MAX_TEXT_LENGTH", "UnsafeExpression", "base_functions", "evaluate", "inside"]
+__all__ = ["MAX_FORMAT_WIDTH", "MAX_RESULT_BITS", "MAX_TEXT_LENGTH", "MAX_WRITTEN_CHARS", "UnsafeExpression",
+           "base_functions", "evaluate", "inside", "written_size"]

@@ -73,8 +73,8 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
                       ) -> tuple[str, float, float, float | None]:
     """Kind, acceleration [m/s^2 or rad/s^2], speed [m/s or rad/s] and stated duration [s] (or None) of the motion
     ``name`` given the numbers after its point(s), as the URScript manual defines its parameters and defaults.
-    :class:`Refused` where the controller refuses them (too many, an unknown name, ``a`` or ``v`` not above 0,
-    ``t`` below 0).
+    :class:`Refused` where the controller refuses them (too many, an unknown name, ``a`` or ``v`` not above 0 or
+    above :data:`MAX_POSE_VALUE`, ``t`` below 0).
     """
     kind, n_points, a_default, v_default = MOTIONS[name]
     parameters = PARAMETERS[name]
@@ -90,6 +90,8 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
     for key, value in (("a", a), ("v", v)):
         if not value > 0:
             raise Refused(f"{name}: expected {key} > 0, got {value:g}", key)
+        if not value <= MAX_POSE_VALUE:  # (inf from 1e308*10: a motion of no time)
+            raise Refused(f"{name}: expected {key} of at most {MAX_POSE_VALUE:g}, got {value:g}", key)
     if not t >= 0:
         raise Refused(f"{name}: expected t >= 0 s, got {t:g}", "t")
     return kind, a, v, t if t > 0 else None
