@@ -9,6 +9,7 @@ written differently (its motions stay as written, the later call reported).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
@@ -75,13 +76,19 @@ class Texts:
     parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
     ``(A, B, how)`` (:func:`read_at_call_site`)."""
 
-    def finished(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str]
-                 ) -> tuple[list[MotionRun | Wait], dict]:
+    def finished(self, scan: Callable[[], Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]],
+                 fold: Callable[[str], str]) -> tuple[list[MotionRun | Wait], dict]:
         """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
         the call sites' targets (:meth:`_call_sites`) and on what each table reads (:meth:`_table_reads`).
-        ``uses(tabled)``: the task-wide offsets of every use of each name (``fold`` of it) outside the texts
+        ``scan()`` reads the task's names once, where a point is named (a program of inline targets never does), and
+        gives ``uses(tabled)``: the task-wide offsets of every use of each name (``fold`` of it) outside the texts
         ``tabled`` (written as tables). A finding per clashing call goes to ``unsupported``, a note per motion left
         as written to ``notes``."""
+        scanned = functools.cache(scan)
+
+        def uses(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
+            return scanned()(tabled)
+
         unfollowed: set[int] = set()  # the offsets of points whose motions stay as written
         while True:
             steps = self._decided(uses, fold, unfollowed)

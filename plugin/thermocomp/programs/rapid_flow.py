@@ -112,7 +112,7 @@ class _Flow(_Calls):
             self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
-        steps, call_sites = self.finished(self._task_uses(tree), str.lower)
+        steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),

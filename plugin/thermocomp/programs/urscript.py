@@ -186,7 +186,7 @@ class _Walker(Flow, Motions, Values):
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
         per_pass = self.check_per_pass()
-        steps, call_sites = self.finished(self._name_uses(main), str)
+        steps, call_sites = self.finished(lambda: self._name_uses(main), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
