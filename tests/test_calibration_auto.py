@@ -116,12 +116,16 @@ def test_a_gross_outlier_is_named_by_its_line_and_left_out(tmp_path, capsys):
     assert "outlier measurement(s) left out of the fit: line 19" in printed
     report = (tmp_path / "report.txt").read_text()
     assert re.search(r"^  line 19: minute 50, residual 9e\+11 mm", report, re.M)
-    # The fit of the other measurements: the clean fit's law and table, within the noise of one measurement less.
+    # The fit of the other measurements: the clean fit's law within the noise of one measurement less, and their
+    # residuals at the tracker's stated noise (the outlier kept, they would be some 1e10 times it). The table's
+    # entries are not compared: 25 of its 48 parameters are identifiable from these poses, the others are fixed by
+    # the fit's gauge, which one measurement less may move by more than the noise (0.47 mm here, numpy 2.4).
     fitted = read_time_law(tmp_path / "table.csv")
     tau, std = clean.law_parameters["tau_min"]
     assert abs(fitted.tau_min - tau) < std
-    table = read_deformation_csv(tmp_path / "table.csv", chain.n_joints)
-    assert np.max(np.abs(table.rows() - clean.fit.table.rows())) < 0.1e-3
+    ratio = float(re.search(r"residuals ([0-9.]+) x the stated uncertainty", report).group(1))
+    assert 0.5 < ratio < 1.5
+    assert read_deformation_csv(tmp_path / "table.csv", chain.n_joints).rows().shape == clean.fit.table.rows().shape
 
 
 def test_a_fit_that_did_not_converge_or_is_absurd_writes_no_table_and_exits_2(tmp_path, capsys, rng):
