@@ -163,6 +163,8 @@ class Texts:
         the declarations and call sites' targets ``steps`` rewrite only because that table replaces the text reading
         them (directly, through calls and assignments: :meth:`_verdicts` with its text's uses counted). Where the table
         is not written they stay as written (:func:`.passes.table_edits`)."""
+        if not self.per_pass:  # (no table: nothing to walk, 27 ms a 100,000-motion program)
+            return {}
         tabled: set[tuple[int, int]] = set()
         passed: dict[int, list[int]] = {}  # the texts rewritten: call sites' targets and data passed, their points
         named: dict[str, list[int]] = {}  # and declarations, by name
