@@ -208,9 +208,8 @@ def split_arguments(call: Tree) -> tuple[list, dict]:
 
 def parameters(function: Tree) -> list[tuple[str, Tree | None]]:
     """A ``def``'s parameters: each name and its default (None: it has none)."""
-    params = next((c for c in function.children if isinstance(c, Tree) and c.data == "params"), None)
-    return [] if params is None else [(str(p.children[0]), p.children[1] if len(p.children) > 1 else None)
-                                      for p in params.children]
+    return [(str(p.children[0]), p.children[1] if len(p.children) > 1 else None)
+            for params in function.children if isinstance(params, Tree) and params.data == "params" for p in params.children]
 
 
 def _origin(exc: Unsupported) -> str:
