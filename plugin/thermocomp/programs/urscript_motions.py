@@ -276,20 +276,16 @@ class Motions:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
         where it stands (the arguments not read). Built once a node."""
         def build() -> Tree:
+            if tree.data == "moves":  # (a run: its motions under one node)
+                st = self.move_matches(tree.children[0])
+                calls = nodes_at("call", "NAME", self.text, st.base + st.start, st.base + st.instruction_end, self.lines)
+                return Tree("statements", [Tree("call_stmt", [call], call.meta) for call in calls], tree.meta)
             if not any(True for _ in tree.find_data("moves")):
                 return tree
-            if tree.data == "moves":  # (a run itself, as a branch's statement: its motions under one node)
-                return Tree("statements", self._calls(tree.children[0]), tree.meta)
-            children = [self._calls(c.children[0]) if isinstance(c, Tree) and c.data == "moves"
+            children = [self.general(c).children if isinstance(c, Tree) and c.data == "moves"
                         else [self.general(c) if isinstance(c, Tree) else c] for c in tree.children]
             return Tree(tree.data, [x for part in children for x in part], tree.meta)
         return self._once(("general", id(tree)), build)
-
-    def _calls(self, token: Token) -> list[Tree]:
-        """The motions of a run as :meth:`general` gives them."""
-        spans = self.move_matches(token).spans[:, NAME:NAME + 2] + token.start_pos
-        return [Tree("call_stmt", [call], call.meta)
-                for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
         """The statements of a ``MOVES`` token, resolved in bulk (:meth:`moves_columns`); one the columns do not take
