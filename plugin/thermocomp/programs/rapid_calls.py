@@ -287,6 +287,7 @@ class _Calls(calls.Texts):
         except _Unsupported:
             name = None
         if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+            self.late_unknown = True  # (its routine, in a module loaded while running, may move: :meth:`_Flow.run`)
             raise _Unsupported("a late-bound call (%...%) whose routine is known only while running is not followed",
                                statement)
         where = statement.children[0]
