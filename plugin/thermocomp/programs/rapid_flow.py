@@ -77,7 +77,8 @@ class _Flow(_Calls):
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
-        self.late_unknown = False  # a late-bound call whose routine is known only while running ran
+        self.late_unknown = False  # a late-bound call ran whose routine may be in a module loaded while running
+        self.task_trees = (tree, *(m.tree for m in self.task.modules))
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             code_lines(text, "!") for _, text, _ in self._files)
