@@ -60,14 +60,13 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
-_LOAD0 = [0.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]
 
 #: Predefined data of the RAPID base (ABB RAPID reference: tool0, wobj0, load0,
 #: speeddata v5..v7000 and vmax with v_ori 500 deg/s, zonedata).
 PREDEFINED: dict[str, tuple[str, object]] = {
     "tool0": ("tooldata", [True, _IDENTITY_POSE, [0.001, [0.0, 0.0, 0.001], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]]),
     "wobj0": ("wobjdata", [False, True, "", _IDENTITY_POSE, _IDENTITY_POSE]),
-    "load0": ("loaddata", _LOAD0),
+    "load0": ("loaddata", [0.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]),
     "vmax": ("speeddata", [5000.0, 500.0, 5000.0, 1000.0]),
     **{f"v{v}": ("speeddata", [float(v), 500.0, 5000.0, 1000.0])
        for v in (5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000,
@@ -628,8 +627,27 @@ class _Declarations:
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
-        if key in _DECLARATION_FUNCTIONS:
-            return _DECLARATION_FUNCTIONS[key](self, name, positional, optional, node, local)
+        if key == "dim":  # Dim(ArrPar, DimNo): an array's size along one dimension (its declaration's, not a read)
+            if len(positional) != 2 or optional:
+                raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
+                                 "argument(s)", node)
+            array_key = str(positional[0].children[0]).lower() if getattr(positional[0], "data", "") == "name" else ""
+            data = (local or {}).get(array_key) or self.module_data.get(array_key)
+            rank = data.type.count(",") + 1 if data is not None and data.type.endswith("}") else 0
+            dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
+            if not rank or not isinstance(array := data.value, list):  # type: ignore[union-attr]
+                raise _Unsupported(f"{name} of a value that is not an array of known size", node)
+            if not 1 <= dimension <= rank:
+                raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
+            for _ in range(dimension - 1):
+                array = array[0]
+            return float(len(array)), "num"
+        if key == "present":  # Present(OptPar): whether the call being followed gave that optional parameter
+            param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
+                else None
+            if id(local) not in self._present or param not in self._params.get(id(local), ()):
+                raise _Unsupported("Present of no optional parameter of a call followed here", node)
+            return param in self._present[id(local)], "bool"
         if key in FUNCTIONS:
             args = [self.evaluate(a, local) for a in positional]
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
@@ -648,31 +666,6 @@ class _Declarations:
             raise _Unsupported(CALC_ROBT, node)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
-
-    def _dim(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[float, str]:
-        """``Dim(ArrPar, DimNo)``: an array's size along one dimension (its declaration's, not a read of it)."""
-        if len(positional) != 2 or optional:
-            raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
-                             "argument(s)", node)
-        key = str(positional[0].children[0]).lower() if getattr(positional[0], "data", "") == "name" else ""
-        data = (local or {}).get(key) or self.module_data.get(key)
-        rank = data.type.count(",") + 1 if data is not None and data.type.endswith("}") else 0
-        dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
-        if not rank or not isinstance(array := data.value, list):  # type: ignore[union-attr]
-            raise _Unsupported(f"{name} of a value that is not an array of known size", node)
-        if not 1 <= dimension <= rank:
-            raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
-        for _ in range(dimension - 1):
-            array = array[0]
-        return float(len(array)), "num"
-
-    def _present(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[bool, str]:
-        """``Present(OptPar)``: whether the call being followed gave that optional parameter."""
-        param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
-            else None
-        if id(local) not in self._present or param not in self._params.get(id(local), ()):
-            raise _Unsupported("Present of no optional parameter of a call followed here", node)
-        return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
         """A call of the task's own ``FUNC`` whose body holds only declarations, own assignments and ``RETURN``."""
@@ -917,12 +910,12 @@ _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object
 }
 
 #: RAPID's functions of a datum's declaration rather than its value (an array's size, whether an optional parameter
-#: was given), evaluated by the walker: name -> method (name as written, arguments, optional ones, call, scope).
-_DECLARATION_FUNCTIONS: dict[str, Callable] = {"dim": _Declarations._dim, "present": _Declarations._present}
+#: was given), evaluated by :meth:`_Declarations.call_function`.
+_DECLARATION_FUNCTIONS = frozenset(("dim", "present"))
 
 #: Every function evaluated here, by lower-case name: RAPID's of known values (:mod:`.rapid_functions`) and those of
 #: declarations; any other is a FUNC of the task (evaluated when it can be) or known only while running.
-EVALUATED: frozenset[str] = frozenset(FUNCTIONS) | frozenset(_DECLARATION_FUNCTIONS)
+EVALUATED: frozenset[str] = frozenset(FUNCTIONS) | _DECLARATION_FUNCTIONS
 
 
 def _T_from_pose(pose) -> FloatArray:
