@@ -309,22 +309,12 @@ class _Declarations:
         value_node = rest[0] if rest else None
         dtype, key, local = self.base_type(str(type_token).lower()), str(name_token).lower(), (
             None if scope is self.module_data else scope)
-
-        def check(items: object, level: int) -> None:  # (an array's value: nested lists, one level a dimension)
-            if level == len(sizes):
-                return self.check_record(items, dtype, value_node)
-            if not isinstance(items, list) or len(items) != sizes[level]:
-                raise self.error(f"{name_token}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
-                                 f"dimension {level + 1}, got {_describe(items)}", value_node)
-            for item in items:
-                check(item, level + 1)
-
         try:  # (an initial value that cannot be evaluated: any use of it is unsupported)
             value = None if value_node is None else self.evaluate(value_node, local)
             sizes = [] if dims is None or value_node is None and storage != "var" else [
                 self.check_integer(self._number(d, local), f"{name_token}'s size", d) for d in dims.children]
             if value_node is not None:
-                check(value, 0)
+                self.check_array(value, sizes, dtype, str(name_token), value_node)
             elif storage == "var" and (not sizes or min(sizes) >= 1 and math.prod(sizes) <= MAX_UNSET_ELEMENTS):
                 value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
                 for n in reversed(sizes):
@@ -341,6 +331,17 @@ class _Declarations:
         self.storages.setdefault(key, set()).add(storage)
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
+
+    def check_array(self, value: object, sizes: list[int], dtype: str, name: str, where: Tree, level: int = 0) -> None:
+        """``value`` holds ``sizes`` elements along each dimension of array ``name`` (nested lists, one level a
+        dimension; no sizes: one value), each of the shape of RAPID type ``dtype``; else an :class:`InputError`."""
+        if level == len(sizes):
+            return self.check_record(value, dtype, where)
+        if not isinstance(value, list) or len(value) != sizes[level]:
+            raise self.error(f"{name}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
+                             f"dimension {level + 1}, got {_describe(value)}", where)
+        for item in value:
+            self.check_array(item, sizes, dtype, name, where, level + 1)
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (0, FALSE, "", records component by
@@ -712,7 +713,8 @@ class _Declarations:
         data = None if scope is None else scope[key]  # type: ignore[index]
         if data is None or key in self._params.get(id(local), ()) or (
                 (self.changed_at(key) is not None or data.value is None) if steps
-                else self.fields_of(data.type) is None and data.type not in _ATOMIC):
+                else self.fields_of(data.type) is None and data.type not in _ATOMIC and not (
+                    data.type.endswith("}") and isinstance(data.value, list))):  # (a whole array: its sizes known)
             self.record_change(statement, local)
             return
         try:  # (a part is given into a copy: not a read the next cycle depends on, the part is overwritten)
@@ -720,7 +722,11 @@ class _Declarations:
             holder, at, dtype = box, 0, data.type
             for step in steps:
                 holder, at, dtype = self._into(holder[at], dtype, step, local, data.name)
-            holder[at] = self.evaluate_as(value_node, local, dtype)
+            if steps or not dtype.endswith("}"):
+                holder[at] = self.evaluate_as(value_node, local, dtype)
+            else:  # (a whole array: of the sizes it has)
+                holder[at] = self.evaluate(value_node, local)
+                self.check_array(holder[at], _sizes(data.value, dtype), dtype[:dtype.index("{")], data.name, value_node)
             value = box[0]
         except _Unsupported:
             self.record_change(statement, local)
@@ -934,6 +940,15 @@ def _T_from_pose(pose) -> FloatArray:
 def _known(value: object) -> bool:
     """``value`` holds no unknown part (None) at any depth."""
     return value is not None and (not isinstance(value, list) or all(_known(v) for v in value))
+
+
+def _sizes(value: list, dtype: str) -> list[int]:
+    """The sizes of the array ``value`` of type ``dtype`` (``num{,}``: two dimensions), one a dimension."""
+    sizes = []
+    for _ in range(dtype.count(",") + 1):
+        sizes.append(len(value))
+        value = value[0] if value else []
+    return sizes
 
 
 def _copy(value):
