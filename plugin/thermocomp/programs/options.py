@@ -79,12 +79,6 @@ MAX_INDEXED_SETS = 10_000
 MAX_INDEXED_ENTRIES = 2_000_000
 
 
-def _round_up(value: float, digits: int = 3) -> float:
-    """``value`` rounded up to ``digits`` significant digits."""
-    scale = 10.0 ** (np.floor(np.log10(value)) - digits + 1)
-    return float(np.ceil(value / scale * (1 - 1e-12)) * scale)
-
-
 def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
     """The minutes of a time-indexed program: every ``step_min`` from 0 to the time law's stabilisation.
 
@@ -99,9 +93,11 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
         raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
     end = float(time_law.stabilisation_min)
     if end / step_min > MAX_INDEXED_SETS - 1:
+        smallest = end / (MAX_INDEXED_SETS - 1)
+        scale = 10.0 ** (np.floor(np.log10(smallest)) - 2)  # (shown rounded up to 3 significant digits)
         raise ConfigurationError(
             f"--time-indexed {step_min:g}: {end / step_min + 1:,.0f} correction sets up to minute {end:g} "
             f"({time_law.describe()}); at most {MAX_INDEXED_SETS:,}: choose a step of at least "
-            f"{_round_up(end / (MAX_INDEXED_SETS - 1)):g} min")
+            f"{float(np.ceil(smallest / scale * (1 - 1e-12)) * scale):g} min")
     count = int(np.floor(end / step_min + 1e-9)) + 1
     return tuple(float(k * step_min) for k in range(count))

@@ -150,7 +150,13 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         scale = options.cycle_time_s / estimated
     durations = durations * scale
     ends = np.cumsum(durations)  # (when each step ends)
-    _check_bounded(program, durations, ends)
+    beyond = ~np.isfinite(ends) | (ends > MAX_MINUTES * 60.0)
+    if np.any(beyond):  # (a cycle that passes MAX_MINUTES, or never ends: named at the step)
+        k = int(np.argmax(beyond))
+        where = program.columns.statement_of_step(k)
+        raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
+                         f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
+                         row=where.line, column=where.column)
     cycle = float(durations.sum())
     cycles = options.cycles
     if options.duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
@@ -158,18 +164,6 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     # (each point is reached at the end of its motion's step)
     return Timing(step_duration_s=durations, point_arrival_s=ends[np.repeat(cols.motion_steps, cols.run.n_points)],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles)
-
-
-def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatArray) -> None:
-    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES`, naming the step."""
-    beyond = ~np.isfinite(elapsed) | (elapsed > MAX_MINUTES * 60.0)
-    if not np.any(beyond):
-        return
-    k = int(np.argmax(beyond))
-    where = program.columns.statement_of_step(k)
-    raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
-                     f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
-                     row=where.line, column=where.column)
 
 
 def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray) -> FloatArray:
