@@ -6,6 +6,7 @@ docs/programs.md, "Time: when each motion runs".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from thermocomp.io.csvtext import MAX_CELL
 from thermocomp.kinematics.ik import turns
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
+
+if TYPE_CHECKING:
+    from thermocomp.programs.options import ProgramOptions
 
 #: The longest cycle an estimate may give [min]: a targets file's bound on ``time_min`` (io.csvtext.MAX_CELL).
 MAX_MINUTES = MAX_CELL
@@ -38,30 +42,6 @@ def check_option(option: str, value: float | None) -> None:
     if value is not None and not (np.isfinite(value) and (value > low if low_open else value >= low) and value <= high):
         raise ConfigurationError(f"{option}: expected {'a number >' if low_open else 'a finite number from'} {low:g} "
                                  f"{'and at most' if low_open else 'to'} {high:g}, got {value:g}")
-
-
-@dataclass(frozen=True)
-class TimingOptions:
-    """How often the cycle runs and how long it takes (each within :data:`OPTION_RANGES`).
-
-    Parameters
-    ----------
-    cycles
-        Repetitions of the entry routine, >= 1 (ignored with ``duration_min``).
-    duration_min
-        Run the cycle until this working time [min] (> 0), or ``None``.
-    cycle_time_s
-        A measured cycle time [s] (> 0) that rescales the estimate, or ``None``.
-    """
-
-    cycles: int = 1
-    duration_min: float | None = None
-    cycle_time_s: float | None = None
-
-    def __post_init__(self) -> None:
-        for option, value in (("--cycles", self.cycles), ("--duration-min", self.duration_min),
-                              ("--cycle-time-s", self.cycle_time_s)):
-            check_option(option, value)
 
 
 @dataclass(frozen=True)
@@ -123,7 +103,7 @@ def arc_length(p0: FloatArray, p_via: FloatArray, p1: FloatArray) -> FloatArray:
 
 
 def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray, q: FloatArray,
-                    options: TimingOptions | None = None) -> Timing:
+                    options: ProgramOptions) -> Timing:
     """Estimate when each step of ``program`` runs.
 
     Parameters
@@ -135,9 +115,8 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     q
         Nominal joint angles of every point [rad], ``(m, n)``.
     options
-        Cycles, duration, measured cycle time.
+        Cycles, duration, measured cycle time (:class:`~thermocomp.programs.options.ProgramOptions`).
     """
-    options = TimingOptions() if options is None else options
     cols = program.columns
     durations = cols.wait_seconds.copy()
     if cols.motion_steps.size:
