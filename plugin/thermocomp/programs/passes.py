@@ -5,7 +5,7 @@ data the loop steps runs a known target each pass, but its text is one. The read
 ``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
 corrected targets in the order one cycle runs them, indexed by a counter advanced before the motion
 (:func:`table_edits`; docs/programs.md, "Targets that differ from pass to pass"). A time-indexed program's tables
-are written alike, one entry a minute, indexed by the controller's clock (:func:`clock_tables`).
+are written alike, one entry a minute, indexed by the controller's clock (:func:`clock_edits`).
 """
 
 from __future__ import annotations
