@@ -396,7 +396,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases.end("reading", m, then="nominal configurations")
     q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
     phases.end("nominal configurations", m)
-    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts)
+    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, cycles=popts.cycles,
+                             duration_min=popts.duration_min, cycle_time_s=popts.cycle_time_s)
     phases.end("timing", then="solving")
     # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
     kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)

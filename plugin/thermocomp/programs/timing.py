@@ -6,7 +6,6 @@ docs/programs.md, "Time: when each motion runs".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,9 +17,6 @@ from thermocomp.io.csvtext import MAX_CELL
 from thermocomp.kinematics.ik import turns
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
-
-if TYPE_CHECKING:
-    from thermocomp.programs.options import ProgramOptions
 
 #: The longest cycle an estimate may give [min]: a targets file's bound on ``time_min`` (io.csvtext.MAX_CELL).
 MAX_MINUTES = MAX_CELL
@@ -103,7 +99,7 @@ def arc_length(p0: FloatArray, p_via: FloatArray, p1: FloatArray) -> FloatArray:
 
 
 def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray, q: FloatArray,
-                    options: ProgramOptions) -> Timing:
+                    *, cycles: int = 1, duration_min: float | None = None, cycle_time_s: float | None = None) -> Timing:
     """Estimate when each step of ``program`` runs.
 
     Parameters
@@ -114,8 +110,9 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         TCP pose of every point of ``program.points``, world frame [m], ``(m, 4, 4)``.
     q
         Nominal joint angles of every point [rad], ``(m, n)``.
-    options
-        Cycles, duration, measured cycle time (:class:`~thermocomp.programs.options.ProgramOptions`).
+    cycles, duration_min, cycle_time_s
+        Repetitions of the cycle, the working time it runs [min] (or ``None``), a measured cycle time [s] that
+        rescales the estimate (or ``None``): :class:`~thermocomp.programs.options.ProgramOptions`'s, checked there.
     """
     cols = program.columns
     durations = cols.wait_seconds.copy()
@@ -123,10 +120,10 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         durations[cols.motion_steps] = _motion_times(chain, cols.run, T_world_tcp, q)
     estimated = float(durations.sum())
     scale = 1.0
-    if options.cycle_time_s is not None:
+    if cycle_time_s is not None:
         if estimated <= 0:
             raise ConfigurationError("--cycle-time-s: the program's estimated cycle time is 0; nothing to rescale")
-        scale = options.cycle_time_s / estimated
+        scale = cycle_time_s / estimated
     durations = durations * scale
     ends = np.cumsum(durations)  # (when each step ends)
     beyond = ~np.isfinite(ends) | (ends > MAX_MINUTES * 60.0)
@@ -137,9 +134,8 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
                          f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
                          row=where.line, column=where.column)
     cycle = float(durations.sum())
-    cycles = options.cycles
-    if options.duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
-        cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
+    if duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
+        cycles = max(1, int(np.ceil(duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
     # (each point is reached at the end of its motion's step)
     return Timing(step_duration_s=durations, point_arrival_s=ends[np.repeat(cols.motion_steps, cols.run.n_points)],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles)
