@@ -118,7 +118,7 @@ def nodes_at(rule: str, terminal: str, text: str, starts: ArrayLike, ends: Array
              ) -> list[Tree]:
     """``Tree(rule, [Token(terminal, text[a:b])])`` for each span ``starts[k]:ends[k]`` of ``text``, placed as a
     parse of the whole text places them."""
-    (first, last), (columns, end_columns) = lines.lists(np.stack([starts, ends]))
+    (first, last), (columns, end_columns) = np.stack(lines.arrays(np.stack([starts, ends]))).tolist()
     out = []
     for a, b, line, column, end_line, end_column in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(),
                                                          first, columns, last, end_columns):

@@ -125,9 +125,6 @@ class Finding:
     column: int
     file: int = 0
 
-    def text(self, path: str) -> str:
-        return f"{path}:{self.line}:{self.column}: {self.message}"
-
 
 @dataclass(frozen=True, eq=False)
 class RobotProgram:
@@ -172,7 +169,8 @@ class RobotProgram:
 
     def where(self, finding: Finding) -> str:
         """``finding`` as ``path:line:column: message``, with the path of the file it is in."""
-        return finding.text(self.files[finding.file][0] if finding.file < len(self.files) else self.path)
+        path = self.files[finding.file][0] if finding.file < len(self.files) else self.path
+        return f"{path}:{finding.line}:{finding.column}: {finding.message}"
 
     @functools.cached_property
     def columns(self) -> ProgramColumns:
@@ -311,11 +309,8 @@ class MotionRun:
         """The run with the points ``at`` (a mask ``(p,)``) written at their argument, not their declaration."""
         if not at.any():
             return self
-        text = self.text.copy()
-        text[at] = self.argument[at]
-        text_file = self.text_file.copy()
-        text_file[at] = self.file[self.row_of_points()][at]
-        return dataclasses.replace(self, text=text, text_file=text_file)
+        return dataclasses.replace(self, text=np.where(at[:, None], self.argument, self.text),
+                                   text_file=np.where(at, self.file[self.row_of_points()], self.text_file))
 
     def take(self, rows: np.ndarray) -> MotionRun:
         """The run of the motions ``rows`` (indices, in order)."""
@@ -401,9 +396,11 @@ class ProgramColumns:
         wait_seconds = np.zeros(int(sizes.sum())) if waits else np.broadcast_to(0.0, int(sizes.sum()))
         if waits:
             wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
-        motion_steps = np.flatnonzero(np.repeat(is_run, sizes))
-        return cls(run=_concatenate(runs) if runs else _empty(), motion_steps=motion_steps, wait_seconds=wait_seconds,
-                   wait_statements=tuple(w.statement for w in waits))
+        if not runs:  # (no motion: the columns of one, taken away)
+            nowhere = Span(0, 0, 0, 0)
+            runs = [MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere).take([])]
+        return cls(run=_concatenate(runs), motion_steps=np.flatnonzero(np.repeat(is_run, sizes)),
+                   wait_seconds=wait_seconds, wait_statements=tuple(w.statement for w in waits))
 
 
 def point_columns(points: Sequence[Point]) -> dict:
@@ -456,13 +453,6 @@ def _distinct(pairs) -> tuple[np.ndarray, tuple]:
     return np.array(rows, dtype=np.int64), tuple(pair for _, pair in table.values())
 
 
-def _empty() -> MotionRun:
-    """The columns of a program that holds no motion."""
-    nowhere = Span(0, 0, 0, 0)
-    run = MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere)
-    return run.take(np.zeros(0, dtype=np.int64))
-
-
 def newline_of(text: str) -> str:
     """``"\\r\\n"`` when the text's first line end is CRLF, else ``"\\n"``."""
     i = text.find("\n")
@@ -491,11 +481,6 @@ class TextLines:
         """The :class:`Span` rows ``(n, 4)`` of the texts from offsets ``starts`` to ``ends`` ``(n,)``."""
         line, column = self.arrays(starts)
         return np.stack([starts, ends, line, column], axis=1).astype(np.int64, copy=False)
-
-    def lists(self, positions: ArrayLike) -> tuple[list[int], list[int]]:
-        """:meth:`arrays` as lists of ints."""
-        line, column = self.arrays(positions)
-        return line.tolist(), column.tolist()
 
 
 def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArray) -> tuple[FloatArray, FloatArray]:

@@ -359,7 +359,7 @@ class _Flow(_Calls):
                 else:
                     self.unsupported_at(exc.message, exc.where)
                 found = self._motions_in(statement, frozenset(MOTIONS))
-                for (name, _), line, column in zip(found, *self.lines.lists([at for _, at in found])):
+                for (name, _), line, column in zip(found, *np.stack(self.lines.arrays([at for _, at in found])).tolist()):
                     self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column,
                                               self.file))
                 for node in statement.iter_subtrees():  # what it may change is not known after it

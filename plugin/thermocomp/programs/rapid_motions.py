@@ -452,7 +452,7 @@ class _Motions:
             if declared and path:  # (in_numbers: an element of an array written as one NUMBERS token)
                 a, b, sub = self.element_span(data.node, path)
                 text_node, in_numbers = (node, True) if sub is None else (sub, False)
-            text_span = Span(a, b, *(at[0] for at in self.lines.lists([a]))) if in_numbers else span_of(text_node)
+            text_span = Span(a, b, *np.stack(self.lines.arrays([a]))[:, 0].tolist()) if in_numbers else span_of(text_node)
             extax = ""  # (an aggregate's last element; the last bracket of numbers)
             if isinstance(text_node, Tree) and text_node.data == "aggregate":
                 last = span_of(text_node.children[-1])
