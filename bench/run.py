@@ -50,6 +50,7 @@ import batch
 import benchutil
 import coldstart
 import large_programs
+import live_reload
 import numpy as np
 import preamble
 import programs
@@ -235,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in batch.report_lines(batch_run):
         print(line)
 
+    reload_s = live_reload.run()
+    print(f"\nthe PyBullet robot reloaded for a new deformation (bench/live_reload.py): median {reload_s * 1e3:.1f} ms")
+
     print("\na PolyScope export with a URCap's preamble (issue 35), read warm (bench/preamble.py):")
     urcap = preamble.run(3 if args.quick else 7)
     for line in preamble.report_lines(urcap):
@@ -290,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
            cold["program, first"] - cold["program, warm"], coldstart.PROGRAM_EXTRA_CPU_S,
            f"{cold['program, first'] - cold['program, warm']:.1f}",
            f"{cold['program, first']:.1f} vs {cold['program, warm']:.1f} s CPU")
+    target("PyBullet robot reloaded for a new deformation, median of 11 [s]", reload_s, live_reload.RELOAD_S,
+           f"{reload_s:.3f}", "IRB140, DIRECT mode (bench/live_reload.py)")
     target("thermocomp --help, wall, warm [s]", started["help"]["wall_s"], startup.HELP_WALL_S,
            f"{started['help']['wall_s']:.2f}", f"median of {len(started['help']['walls'])} fresh processes; "
            f"{started['help']['cpu_s']:.2f} s CPU")

@@ -82,11 +82,6 @@ RANDOM50 = REPO / "examples" / "targets_random50.csv"
 #: solution converged to IK_POSITION_TOL is therefore measured within
 #: IK_POSITION_TOL plus this.
 ROUNDOFF = ROUNDTRIP_POSITION_TOL
-#: A reload that a slider can follow: well under a frame of a 10 Hz update.
-#: Measured here: about 5 ms in DIRECT with the envelope meshes; the bound
-#: is loose because CI machines are shared.
-LIVE_RELOAD_SECONDS = 0.1
-
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
@@ -172,7 +167,8 @@ def test_builtin_meshes_are_used_when_present() -> None:
 
 
 def test_reload_is_fast_and_not_fooled_by_pybullets_urdf_cache(client: Client, workdir: Path) -> None:
-    """PyBullet caches a URDF by file name: each reload must load the new deformation, quickly."""
+    """PyBullet caches a URDF by file name: each reload must load the new deformation (its time is make bench's,
+    bench/live_reload.py)."""
     chain = load_robot("irb140")
     table = DeformationTable.from_mm_deg([[1, 1, 1, 1, 1, 1]] * 6)
     robot = DeformedRobot(client, chain, table, workdir, robot_geometry(chain, workdir, robot="irb140"))
@@ -186,7 +182,6 @@ def test_reload_is_fast_and_not_fooled_by_pybullets_urdf_cache(client: Client, w
         assert len({tuple(p) for p in seen}) == 11
         assert robot.show(1.0) is robot.body  # same deformation: no reload
         assert len(robot.reload_seconds) == 11
-        assert float(np.median(robot.reload_seconds)) < LIVE_RELOAD_SECONDS
     finally:
         robot.remove()
 
