@@ -11,6 +11,7 @@ compensates the points with the core (:func:`thermocomp.compensation.compensate`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import time
@@ -50,7 +51,7 @@ from thermocomp.programs.compensate import (
     timed_targets,
     write_program,
 )
-from thermocomp.programs.feasibility import MotionRow
+from thermocomp.programs.feasibility import Lazy, MotionRow
 from thermocomp.programs.model import tcp_poses
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.read import language_of, read_checked, suffixes_of
@@ -434,6 +435,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     written = write_program(chain, prog, poses, solved.q_checked, solved.status, popts.output, tcp=(R_tcp, p_tcp),
                             minutes=solved.minutes if popts.indexed_minutes is not None else None)
     rep.notes = list(dict.fromkeys(rep.notes + written.notes))
+    if written.left.size:  # (their motions run as written: not "ok")
+        rep.rows = _left_rows(rep.rows, frozenset(run.row_of_points()[written.left].tolist()))
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1),
@@ -470,6 +473,12 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
     q_nominal, _ = nominal_configurations(chain, prog, poses, options)
     return Targets(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
+
+
+def _left_rows(rows: Sequence[MotionRow], motions: frozenset[int]) -> Sequence[MotionRow]:
+    """``rows`` with the status of each motion in ``motions`` (0-based) that was compensated "left as written"."""
+    return Lazy(lambda: [dataclasses.replace(r, status="left as written") if r.motion - 1 in motions and
+                         r.status == "ok" else r for r in rows], len(rows))
 
 
 def _write_bytes(path: Path, data: bytes) -> None:

@@ -315,6 +315,9 @@ class Written:
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
     notes: list[str] = field(default_factory=list)
     modules: tuple[bytes | None, ...] = ()
+    #: The points compensated whose correction is not written (a per-pass table not written whole, or one they read):
+    #: their motions run as written.
+    left: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
 
 
 def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
@@ -354,6 +357,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
         changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
         miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
         changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    wanted = ok & changed  # (before a per-pass text is taken whole or not at all)
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
@@ -368,6 +372,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
         # each point its own text and its own argument: each writes its text
         spans = run.text[written]
         edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
+        wanted[written] = False
     else:
         values: list[str | None] = [None] * m
         if minutes is None:
@@ -393,11 +398,12 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
         point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
         edits = w.Edits.of(point_edits + tables + extra)
         n_changed = len({(e.start, e.end) for e in point_edits})
+        wanted &= np.array([v is None for v in values], dtype=bool)
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else w.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
-                   notes, modules)
+                   notes, modules, np.flatnonzero(wanted))
 
 
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
