@@ -300,17 +300,6 @@ class _Flow(_Calls):
                                "holds: followed pass by pass", *_location(body.children[at]), self.file))
         return True
 
-    def goto_pass(self, statement: Tree, local: dict[str, _Data], loop: tuple[int, int]) -> int | None:
-        """The ``IF ... GOTO`` of a counted loop (:meth:`counted_loop`): where the next pass starts, or None when the
-        file decides it does not jump (the passes' motions taken, as a FOR's)."""
-        branch = self.decided_branch(statement, local)
-        if branch is None:
-            raise _Unsupported(f"IF ... GOTO {_goto_label(statement)}: its condition is known only while running, and "
-                               "the statements after the label may run again with other values", statement)
-        if branch.children:
-            return loop[0]
-        return self.take_passes(loop[1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
-
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
@@ -346,7 +335,14 @@ class _Flow(_Calls):
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
                     loops[str(statement.children[0]).lower()] = (k, len(self.steps))
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
-                    k = self.goto_pass(statement, local, loops[label]) or k
+                    branch = self.decided_branch(statement, local)
+                    if branch is None:
+                        raise _Unsupported(f"IF ... GOTO {label}: its condition is known only while running, and the "
+                                           "statements after the label may run again with other values", statement)
+                    if branch.children:
+                        k = loops[label][0]
+                    else:  # (the passes' motions taken, as a FOR's)
+                        self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
                 elif self.run_statement(statement, local, depth):
                     return True
             except _Unsupported as exc:
