@@ -588,11 +588,10 @@ class _Calls(calls.Texts):
                 unrun.append((name, n_moves, *_location(routine)))
         return tuple(unrun)
 
-    def _task_uses(self, tree: Tree) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but a ``CONST``'s in a PROC no
-        cycle reaches and, for texts ``tabled``, those in them: the task read once, a function of ``tabled``."""
+    def _task_uses(self, trees: tuple[Tree, ...]) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+        """Each name's uses (lower case) in the task's files ``trees`` (offsets keyed by file), but a ``CONST``'s in a
+        PROC no cycle reaches and, for texts ``tabled``, those in them: the task read once, a function of ``tabled``."""
         uses: dict[str, set[int]] = {}
-        trees = (tree, *(m.tree for m in self.task.modules))
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
         given: list[tuple[str, int, list[tuple[str, int]]]] = []  # ``x := value;``: x, its offset, value's names

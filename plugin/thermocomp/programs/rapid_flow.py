@@ -83,9 +83,9 @@ class _Flow(_Calls):
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
-        for file, other in enumerate(self.task.modules, 1):
-            self.collect(other.tree, other, file)
-        self.collect(tree, None, 0)
+        trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
+        for file in [*range(1, len(trees)), 0]:
+            self.collect(trees[file], file)
         self.declare_deferred()
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
@@ -107,12 +107,12 @@ class _Flow(_Calls):
             for note in notes:
                 self.note_once(note)
         if self.unsupported and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
-                self._motions_in(t, _AXES) for t in (tree, *(m.tree for m in self.task.modules))):
+                self._motions_in(t, _AXES) for t in trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
             self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
-        steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
+        steps, call_sites = self.finished(lambda: self._task_uses(trees), str.lower)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
@@ -145,45 +145,43 @@ class _Flow(_Calls):
         finally:
             self.file, self.file_key, self.path, self.text, self.lines = before
 
-    def collect(self, tree: Tree, module, file: int) -> None:
-        """The declarations and routines of this module (``module`` None) or another of the task (task file
-        ``file``), after :func:`.rapid_scope.check_module`."""
-        rapid_scope.check_module(tree, self.path if module is None else module.path)
-        items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
-                 for item in node.children]
+    def collect(self, tree: Tree, file: int) -> None:
+        """The declarations and routines of task file ``file`` (0: this module), after :func:`.rapid_scope.check_module`."""
+        rapid_scope.check_module(tree, self._files[file][0])
         with self.in_file(file):
-            for item in filter(lambda item: isinstance(item, Tree), items):
-                foreign_local = module is not None and _is_local(item)  # (another module's own: its own read it)
+            for item in (item for node in tree.children if isinstance(node, Tree) and node.data == "module"
+                         for item in node.children if isinstance(item, Tree)):
+                foreign_local = file > 0 and _is_local(item)  # (another module's own: its own read it)
                 if item.data in ("record_decl", "alias_decl") and not foreign_local:
                     self.declare_type(item)
                 elif item.data == "data_decl":
-                    self._collect_data(item, file, foreign_local)
+                    self._collect_data(item, foreign_local)
                 elif item.data in ("proc", "func", "trap"):
-                    self._collect_routine(item, module, foreign_local)
+                    self._collect_routine(item, foreign_local)
 
-    def _collect_data(self, item: Tree, file: int, foreign_local: bool) -> None:
-        """A data declaration of task file ``file`` (``foreign_local``: a ``LOCAL`` one of another module)."""
+    def _collect_data(self, item: Tree, foreign_local: bool) -> None:
+        """A data declaration of the file being read (``foreign_local``: a ``LOCAL`` one of another module)."""
         key = _declared_key(item)
         if foreign_local and (key in self.module_data or key in self.foreign_local):
             # (hidden from the task: :meth:`lookup` refuses a read of it; so are two modules' own of one name)
             if key in self.foreign_local and key in self.module_data:
                 self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)
-            self.hidden_local.setdefault(key, set()).add(file)
+            self.hidden_local.setdefault(key, set()).add(self.file)
             return
         self.declare_other(item)
         if foreign_local:
             self.foreign_local.add(key)
         data = self.module_data[key]
         if self.task.modules and data.value is None and data.node is not None:
-            self._deferred.append((item, file))
+            self._deferred.append((item, self.file))
 
-    def _collect_routine(self, item: Tree, module, foreign_local: bool) -> None:
-        """A PROC, FUNC or TRAP of this module (``module`` None) or of another module of the task."""
+    def _collect_routine(self, item: Tree, foreign_local: bool) -> None:
+        """A PROC, FUNC or TRAP of the file being read (this module, or another of the task)."""
         name = self._routine_name(item)
-        if module is None:
-            self.routines.append(item)
+        if self.file:
+            self.origin[id(item)] = self.path
         else:
-            self.origin[id(item)] = module.path
+            self.routines.append(item)
         table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
         known = table.get(name.lower())
         known_local = known is not None and id(known) in self.origin and _is_local(known)
@@ -193,7 +191,7 @@ class _Flow(_Calls):
                 self.foreign_local.add((item.data, name.lower()))
             return
         first = known is not None and self.origin.get(id(known), self.path)
-        if known is not None and module is None and not known_local and _is_local(item):
+        if known is not None and not self.file and not known_local and _is_local(item):
             # (the program's LOCAL routine hides another module's global of its name in the program; that
             # module's own calls of the name run its global, which the walk does not tell apart)
             if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
