@@ -351,7 +351,7 @@ class _Calls(calls.Texts):
         """A routine's required parameters in order and its optional ones by name, each its type and name tokens."""
         required, optional = [], {}
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
-        for param in self._params_of(routine):
+        for param in next((c.children for c in routine.children if getattr(c, "data", None) == "params"), []):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
             before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
             while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
@@ -361,11 +361,6 @@ class _Calls(calls.Texts):
             else:
                 required.append(names)
         return required, optional
-
-    @staticmethod
-    def _params_of(routine: Tree) -> list[Tree]:
-        """The ``param`` nodes of a routine's declaration, in written order."""
-        return next((c.children for c in routine.children if getattr(c, "data", None) == "params"), [])
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
@@ -561,7 +556,7 @@ class _Calls(calls.Texts):
                 return [found]
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
         routines = [p for name, p in self.procs.items()  # (the module's own parameterless PROCs no routine calls)
-                    if id(p) not in self.origin and name not in called and not self._params_of(p) and p is not found]
+                    if id(p) not in self.origin and name not in called and not any(p.find_data("param")) and p is not found]
         if own and routines:
             self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
                                       "that no routine calls are run in file order, as one cycle ("
