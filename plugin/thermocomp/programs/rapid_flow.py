@@ -21,7 +21,6 @@ from thermocomp.programs.model import (
     Motion,
     MotionRun,
     RobotProgram,
-    TextLines,
     newline_of,
 )
 from thermocomp.programs.rapid_calls import _AXES, _body, _Calls, _declared_key
@@ -135,11 +134,8 @@ class _Flow(_Calls):
     def in_file(self, file: int) -> Iterator[None]:
         """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there)."""
         before = (self.file, self.file_key, self.path, self.text, self.lines)
-        path, text, lines = self._files[file]
-        if lines is None:
-            lines = TextLines(text)
-            self._files[file] = (path, text, lines)
-        self.file, self.file_key, self.path, self.text, self.lines = file, file << 40, path, text, lines
+        self.file, self.file_key = file, file << 40
+        self.path, self.text, self.lines = self._files[file]
         try:
             yield
         finally:
