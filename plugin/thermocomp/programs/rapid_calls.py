@@ -188,11 +188,9 @@ class Summary:
         func = self._flow.funcs.get(key)
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
-            return
-        found = None if key in self._calling else self._merge(self._flow.summary(func, self._calling), sub)
-        if found is not None and found.motion is not None:  # (a FUNC may hold any instruction)
-            at = self._at(sub)
-            self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
+        elif key not in self._calling and (motion := self._merge(self._flow.summary(func, self._calling), sub).motion):
+            at = self._at(sub)  # (a FUNC may hold any instruction)
+            self._found(f"{motion} (in FUNC {name}, called at {at})", f"{motion} (in {name}, called at {at})")
 
     def assign(self, sub: Tree) -> None:
         self.mutates = True
@@ -337,10 +335,10 @@ class _Calls(calls.Texts):
             raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
         given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
-        for key, (type_token, param_token) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+        for key, (type_token, param) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
             node, dtype = given.get(key), self.base_type(str(type_token).lower())
-            value = None if node is None else self._argument(routine, dtype, param_token, node, local)
-            scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
+            scope[key] = _Data(dtype, None, None, str(param), param) if node is None else self._argument(
+                routine, dtype, param, node, local)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
         if local is not None:

@@ -341,9 +341,9 @@ class _Flow(_Calls):
                     return True
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
-                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
-                                   "a motion reads (its time is not estimated)", *_location(exc.where), self.file)
-                    self.note_once(note)
+                    self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
+                                           "nothing a motion reads (its time is not estimated)", *_location(exc.where),
+                                           self.file))
                 else:
                     self.unsupported_at(exc.message, exc.where)
                 found = self._motions_in(statement, frozenset(MOTIONS))
