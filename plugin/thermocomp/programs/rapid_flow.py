@@ -76,15 +76,16 @@ class _Flow(_Calls):
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
+        self.late_unknown = False  # a late-bound call ran whose routine may be in a module loaded while running
+        self.task_trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             code_lines(text, "!") for _, text, _ in self._files)
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
-        trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
-        for file in [*range(1, len(trees)), 0]:
-            self.collect(trees[file], file)
+        for file in [*range(1, len(self.task_trees)), 0]:
+            self.collect(self.task_trees[file], file)
         self.declare_deferred()
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
@@ -105,13 +106,13 @@ class _Flow(_Calls):
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
-        if self.unsupported and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
-                self._motions_in(t, _AXES) for t in trees):
+        if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
+                self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
             self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
-        steps, call_sites = self.finished(lambda: self._task_uses(trees), str.lower)
+        steps, call_sites = self.finished(self._task_uses, str.lower)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
