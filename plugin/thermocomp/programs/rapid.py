@@ -168,7 +168,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.path = path
         self.file = 0  # the file being followed: 0 the program, i the task's module i (:meth:`_Flow.in_file`)
         self.file_key = 0  # ``file << 40``: added to an offset, a key unique in the task (direct_refs)
-        self._files = [(path, text, None)] + [(m.path, m.text, None) for m in self.task.modules]
+        self.lines = TextLines(text)  # lines and columns of offsets
+        self._files = [(path, text, self.lines), *((m.path, m.text, TextLines(m.text)) for m in self.task.modules)]
         self.progress = progress
         self.module_data: dict[str, _Data] = {}
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components
@@ -207,7 +208,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, tuple[Token, MoveStatements]] = {}  # id of each MOVES token -> it, its statements
-        self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
 

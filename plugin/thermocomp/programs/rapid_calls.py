@@ -161,14 +161,12 @@ class Summary:
         return (n := len(self._flow.move_matches(sub.children[0]))), 0, n
 
     def late_call(self, sub: Tree) -> None:
-        self.late = self.mutates = True
-        self._found(f"a late-bound call (%...%) at {self._at(sub)}")
+        """A late call, a GOTO or a label: what runs after it is known only while running."""
+        self.late |= sub.data == "late_call"
+        self.mutates |= self.late
+        self._found(f"{_JUMPS[sub.data]} at {self._at(sub)}")
 
-    def goto_stmt(self, sub: Tree) -> None:
-        self._found(f"a GOTO at {self._at(sub)}")
-
-    def label(self, sub: Tree) -> None:
-        self._found(f"a label (a GOTO target) at {self._at(sub)}")
+    goto_stmt = label = late_call
 
     def connect_stmt(self, sub: Tree) -> None:
         """A TRAP runs at times known only while running: what it holds is this one's (itself again adds nothing)."""
@@ -190,11 +188,9 @@ class Summary:
         func = self._flow.funcs.get(key)
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
-            return
-        found = None if key in self._calling else self._merge(self._flow.summary(func, self._calling), sub)
-        if found is not None and found.motion is not None:  # (a FUNC may hold any instruction)
-            at = self._at(sub)
-            self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
+        elif key not in self._calling and (motion := self._merge(self._flow.summary(func, self._calling), sub).motion):
+            at = self._at(sub)  # (a FUNC may hold any instruction)
+            self._found(f"{motion} (in FUNC {name}, called at {at})", f"{motion} (in {name}, called at {at})")
 
     def assign(self, sub: Tree) -> None:
         self.mutates = True
@@ -251,6 +247,10 @@ class Summary:
         if other and inner.blocker is None:  # when it moves nothing, run_call)
             return 0, 1, 0
         return max(inner.steps, 1), 1 if other else 1 + inner.statements, max(inner.path, 1)
+
+
+#: How :attr:`Summary.blocker` names a jump.
+_JUMPS = {"late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}
 
 
 def _no_cost(sub: Tree) -> None:
@@ -351,10 +351,10 @@ class _Calls(calls.Texts):
             raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
         given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
-        for key, (type_token, param_token) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+        for key, (type_token, param) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
             node, dtype = given.get(key), self.base_type(str(type_token).lower())
-            value = None if node is None else self._argument(routine, dtype, param_token, node, local)
-            scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
+            scope[key] = _Data(dtype, None, None, str(param), param) if node is None else self._argument(
+                routine, dtype, param, node, local)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
         if local is not None:
@@ -365,7 +365,7 @@ class _Calls(calls.Texts):
         """A routine's required parameters in order and its optional ones by name, each its type and name tokens."""
         required, optional = [], {}
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
-        for param in self._params_of(routine):
+        for param in next((c.children for c in routine.children if getattr(c, "data", None) == "params"), []):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
             before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
             while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
@@ -375,11 +375,6 @@ class _Calls(calls.Texts):
             else:
                 required.append(names)
         return required, optional
-
-    @staticmethod
-    def _params_of(routine: Tree) -> list[Tree]:
-        """The ``param`` nodes of a routine's declaration, in written order."""
-        return next((c.children for c in routine.children if getattr(c, "data", None) == "params"), [])
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
@@ -575,7 +570,7 @@ class _Calls(calls.Texts):
                 return [found]
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
         routines = [p for name, p in self.procs.items()  # (the module's own parameterless PROCs no routine calls)
-                    if id(p) not in self.origin and name not in called and not self._params_of(p) and p is not found]
+                    if id(p) not in self.origin and name not in called and not any(p.find_data("param")) and p is not found]
         if own and routines:
             self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
                                       "that no routine calls are run in file order, as one cycle ("
@@ -602,54 +597,45 @@ class _Calls(calls.Texts):
                 unrun.append((name, n_moves, *_location(routine)))
         return tuple(unrun)
 
-    def _task_uses(self, tree: Tree) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
-        """Each name's uses (lower case) in the task's files (offsets keyed by file), but, for texts ``tabled``, those
-        in them: the task read once, a function of ``tabled``."""
+    def _task_uses(self) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
+        """Each name's uses (lower case) in the task's files (offsets keyed by file), but a ``CONST``'s in a PROC no
+        cycle reaches and, for texts ``tabled``, those in them: the task read once, a function of ``tabled``."""
         uses: dict[str, set[int]] = {}
-        trees = (tree, *(m.tree for m in self.task.modules))
+        trees = self.task_trees
         consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
                            if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
-        reached = None if self._reach[1] else set(self._reach[0])  # (once for the task)
         given: list[tuple[str, int, list[tuple[str, int]]]] = []  # ``x := value;``: x, its offset, value's names
         for file, module_tree in enumerate(trees):
-            with self.in_file(file):
-                self._uses(module_tree, uses, consts, reached)
-                for x, value in ((a.children[0], a.children[-1]) for a in module_tree.find_data("assign")):
-                    if x.data == "name" and not any(str(c.children[0]).lower() in self.funcs
-                                                    for c in value.find_data("func_call")):
-                        given.append((str(x.children[0]).lower(), self.file_key + x.children[0].start_pos,
-                                      [(str(n.children[0]).lower(), self.file_key + n.children[0].start_pos)
-                                       for n in value.find_data("name")]))
+            key = file << 40
+            size_only = {call.children[1].children[0].children[0].start_pos for call in module_tree.find_data(
+                "func_call") if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
+                and isinstance(call.children[1].children[0], Tree)
+                and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
+            unrun = [] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(
+                "proc") if self._routine_name(r).lower() not in self._reach[0]]  # (the reach found once for the task)
+            for token in (node.children[0] for node in module_tree.find_data("name")):
+                if token.start_pos not in size_only and not (str(token).lower() in consts
+                                                             and any(a <= token.start_pos < b for a, b in unrun)):
+                    uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
+            for token in (node.children[0] for node in module_tree.find_data("moves")):
+                statements = self.move_matches(token)
+                not_read = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
+                for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
+                    starts = (key + token.start_pos + statements.starts(part)).tolist()
+                    for value, start in zip(statements.texts(part, lower=True), starts):
+                        if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in not_read:
+                            uses.setdefault(value, set()).add(start)
+            for x, value in ((a.children[0], a.children[-1]) for a in module_tree.find_data("assign")):
+                if x.data == "name" and not any(str(c.children[0]).lower() in self.funcs
+                                                for c in value.find_data("func_call")):
+                    given.append((str(x.children[0]).lower(), key + x.children[0].start_pos,
+                                  [(str(n.children[0]).lower(), key + n.children[0].start_pos)
+                                   for n in value.find_data("name")]))
         # not given a value that reads nothing: a parameter or PERS (what they hold is read outside the task's
         # text); a datum a value of which calls a FUNC of the task (that assignment's target stays a read)
         held = {_declared_key(d) for t in trees if given for d in (*t.find_data("param"), *t.find_data("data_decl"))
                 if d.data == "param" or any(s.children[0].type == "PERS" for s in d.find_data("storage"))}
         return passes.unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)
-
-    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str], reached: set[str] | None) -> None:
-        """Add to ``uses`` each use of a name in ``tree``, the file being read, but a ``CONST``'s in a PROC not
-        ``reached``."""
-        key = self.file_key
-        size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
-                     if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
-                     and isinstance(call.children[1].children[0], Tree)
-                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
-        unrun = [] if reached is None else [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
-                                            if self._routine_name(r).lower() not in reached]
-        for node in tree.find_data("name"):
-            token = node.children[0]
-            if token.start_pos not in size_only and not (str(token).lower() in consts
-                                                         and any(a <= token.start_pos < b for a, b in unrun)):
-                uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
-        for node in tree.find_data("moves"):
-            token = node.children[0]
-            skip = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
-            statements = self.move_matches(token)
-            for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
-                starts = (key + token.start_pos + statements.starts(part)).tolist()
-                for value, start in zip(statements.texts(part, lower=True), starts):
-                    if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
-                        uses.setdefault(value, set()).add(start)
 
     @functools.cached_property
     def _reach(self) -> tuple[dict[str, Tree], bool]:

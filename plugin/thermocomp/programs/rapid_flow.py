@@ -21,7 +21,6 @@ from thermocomp.programs.model import (
     Motion,
     MotionRun,
     RobotProgram,
-    TextLines,
     newline_of,
 )
 from thermocomp.programs.rapid_calls import _AXES, _body, _Calls, _declared_key
@@ -78,16 +77,15 @@ class _Flow(_Calls):
     def run(self, tree: Tree) -> RobotProgram:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self.late_unknown = False  # a late-bound call ran whose routine may be in a module loaded while running
-        self.task_trees = (tree, *(m.tree for m in self.task.modules))
+        self.task_trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             code_lines(text, "!") for _, text, _ in self._files)
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
-        for file, other in enumerate(self.task.modules, 1):
-            self.collect(other.tree, other, file)
-        self.collect(tree, None, 0)
+        for file in [*range(1, len(self.task_trees)), 0]:
+            self.collect(self.task_trees[file], file)
         self.declare_deferred()
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
@@ -109,12 +107,12 @@ class _Flow(_Calls):
             for note in notes:
                 self.note_once(note)
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
-                self._motions_in(t, _AXES) for t in (tree, *(m.tree for m in self.task.modules))):
+                self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
             self.unsupported.clear()
         unrun = self.note_unvisited()
         nowhere = self.note_found_nowhere(entry)
-        steps, call_sites = self.finished(lambda: self._task_uses(tree), str.lower)
+        steps, call_sites = self.finished(self._task_uses, str.lower)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=tuple(steps),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
@@ -137,55 +135,50 @@ class _Flow(_Calls):
     def in_file(self, file: int) -> Iterator[None]:
         """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there)."""
         before = (self.file, self.file_key, self.path, self.text, self.lines)
-        path, text, lines = self._files[file]
-        if lines is None:
-            lines = TextLines(text)
-            self._files[file] = (path, text, lines)
-        self.file, self.file_key, self.path, self.text, self.lines = file, file << 40, path, text, lines
+        self.file, self.file_key = file, file << 40
+        self.path, self.text, self.lines = self._files[file]
         try:
             yield
         finally:
             self.file, self.file_key, self.path, self.text, self.lines = before
 
-    def collect(self, tree: Tree, module, file: int) -> None:
-        """The declarations and routines of this module (``module`` None) or another of the task (task file
-        ``file``), after :func:`.rapid_scope.check_module`."""
-        rapid_scope.check_module(tree, self.path if module is None else module.path)
-        items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
-                 for item in node.children]
+    def collect(self, tree: Tree, file: int) -> None:
+        """The declarations and routines of task file ``file`` (0: this module), after :func:`.rapid_scope.check_module`."""
+        rapid_scope.check_module(tree, self._files[file][0])
         with self.in_file(file):
-            for item in filter(lambda item: isinstance(item, Tree), items):
-                foreign_local = module is not None and _is_local(item)  # (another module's own: its own read it)
+            for item in (item for node in tree.children if isinstance(node, Tree) and node.data == "module"
+                         for item in node.children if isinstance(item, Tree)):
+                foreign_local = file > 0 and _is_local(item)  # (another module's own: its own read it)
                 if item.data in ("record_decl", "alias_decl") and not foreign_local:
                     self.declare_type(item)
                 elif item.data == "data_decl":
-                    self._collect_data(item, file, foreign_local)
+                    self._collect_data(item, foreign_local)
                 elif item.data in ("proc", "func", "trap"):
-                    self._collect_routine(item, module, foreign_local)
+                    self._collect_routine(item, foreign_local)
 
-    def _collect_data(self, item: Tree, file: int, foreign_local: bool) -> None:
-        """A data declaration of task file ``file`` (``foreign_local``: a ``LOCAL`` one of another module)."""
+    def _collect_data(self, item: Tree, foreign_local: bool) -> None:
+        """A data declaration of the file being read (``foreign_local``: a ``LOCAL`` one of another module)."""
         key = _declared_key(item)
         if foreign_local and (key in self.module_data or key in self.foreign_local):
             # (hidden from the task: :meth:`lookup` refuses a read of it; so are two modules' own of one name)
             if key in self.foreign_local and key in self.module_data:
                 self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)
-            self.hidden_local.setdefault(key, set()).add(file)
+            self.hidden_local.setdefault(key, set()).add(self.file)
             return
         self.declare_other(item)
         if foreign_local:
             self.foreign_local.add(key)
         data = self.module_data[key]
         if self.task.modules and data.value is None and data.node is not None:
-            self._deferred.append((item, file))
+            self._deferred.append((item, self.file))
 
-    def _collect_routine(self, item: Tree, module, foreign_local: bool) -> None:
-        """A PROC, FUNC or TRAP of this module (``module`` None) or of another module of the task."""
+    def _collect_routine(self, item: Tree, foreign_local: bool) -> None:
+        """A PROC, FUNC or TRAP of the file being read (this module, or another of the task)."""
         name = self._routine_name(item)
-        if module is None:
-            self.routines.append(item)
+        if self.file:
+            self.origin[id(item)] = self.path
         else:
-            self.origin[id(item)] = module.path
+            self.routines.append(item)
         table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
         known = table.get(name.lower())
         known_local = known is not None and id(known) in self.origin and _is_local(known)
@@ -195,7 +188,7 @@ class _Flow(_Calls):
                 self.foreign_local.add((item.data, name.lower()))
             return
         first = known is not None and self.origin.get(id(known), self.path)
-        if known is not None and module is None and not known_local and _is_local(item):
+        if known is not None and not self.file and not known_local and _is_local(item):
             # (the program's LOCAL routine hides another module's global of its name in the program; that
             # module's own calls of the name run its global, which the walk does not tell apart)
             if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
@@ -302,17 +295,6 @@ class _Flow(_Calls):
                                "holds: followed pass by pass", *_location(body.children[at]), self.file))
         return True
 
-    def goto_pass(self, statement: Tree, local: dict[str, _Data], loop: tuple[int, int]) -> int | None:
-        """The ``IF ... GOTO`` of a counted loop (:meth:`counted_loop`): where the next pass starts, or None when the
-        file decides it does not jump (the passes' motions taken, as a FOR's)."""
-        branch = self.decided_branch(statement, local)
-        if branch is None:
-            raise _Unsupported(f"IF ... GOTO {_goto_label(statement)}: its condition is known only while running, and "
-                               "the statements after the label may run again with other values", statement)
-        if branch.children:
-            return loop[0]
-        return self.take_passes(loop[1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
-
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
@@ -348,14 +330,21 @@ class _Flow(_Calls):
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
                     loops[str(statement.children[0]).lower()] = (k, len(self.steps))
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
-                    k = self.goto_pass(statement, local, loops[label]) or k
+                    branch = self.decided_branch(statement, local)
+                    if branch is None:
+                        raise _Unsupported(f"IF ... GOTO {label}: its condition is known only while running, and the "
+                                           "statements after the label may run again with other values", statement)
+                    if branch.children:
+                        k = loops[label][0]
+                    else:  # (the passes' motions taken, as a FOR's)
+                        self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
                 elif self.run_statement(statement, local, depth):
                     return True
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
-                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
-                                   "a motion reads (its time is not estimated)", *_location(exc.where), self.file)
-                    self.note_once(note)
+                    self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
+                                           "nothing a motion reads (its time is not estimated)", *_location(exc.where),
+                                           self.file))
                 else:
                     self.unsupported_at(exc.message, exc.where)
                 found = self._motions_in(statement, frozenset(MOTIONS))
