@@ -1,0 +1,44 @@
+"""Hostile robot programs whose cost grew faster than their size, found by the eighth adversarial run (issue 35, "Nothing
+hangs; reading is cheap"): families of programs generated at two sizes, the cost of the larger compared with the
+smaller's in the same test. Written from the manuals' syntax (ABB "Technical reference manual - RAPID kernel": IF,
+FOR, PROC, GOTO; UR "The URScript Programming Language": def, if, movel).
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+from thermocomp.errors import InputError
+from thermocomp.programs import read, rapid_scope
+from thermocomp.programs.rapid import parse_rapid_text
+
+MOVE = "  MoveL [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]],v100,z1,tool0;\n"
+
+
+def _nested(depth: int, block: str = "IF x = 1 THEN", end: str = "ENDIF") -> str:
+    return f"MODULE M\nVAR num x;\nPROC main()\n{MOVE}" + f"  {block}\n" * depth + MOVE + f"  {end}\n" * depth + \
+        "ENDPROC\nENDMODULE\n"
+
+
+def test_blocks_nested_deeply_are_checked_in_memory_linear_in_the_depth(tmp_path):
+    """The scope check (GOTOs and labels, ``rapid_scope``) held each statement with a tuple of every block around
+    it: depth squared in memory, so a module of 32,000 nested IFs (0.8 MB) took 4.4 GB and 30 s of CPU before the
+    walker refused it as nested too deeply; 64,000 would not have fit. Each statement now holds its innermost block
+    (a chain), and a GOTO is checked against its label's block by the block's span of statements. The peak memory
+    of the check at 8 times the depth stays within 16 times (it was 64 times), and the module is refused as nested
+    too deeply, naming the line where the reader gave up."""
+    peaks = {}
+    for depth in (1000, 8000):
+        tree = parse_rapid_text(_nested(depth), "p.mod")
+        tracemalloc.start()
+        rapid_scope.check_module(tree, "p.mod")
+        peaks[depth] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peaks[8000] < 16 * peaks[1000], peaks
+    path = tmp_path / "p.mod"
+    path.write_text(_nested(4000, "FOR i FROM 1 TO 2 DO", "ENDFOR"))
+    with pytest.raises(InputError, match="nested too deeply to follow") as info:
+        read.read_program(path)
+    assert info.value.row is not None and 4 < info.value.row < 1000
