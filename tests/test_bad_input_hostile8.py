@@ -62,3 +62,19 @@ def test_many_labels_are_followed_in_time_linear_in_their_number(tmp_path):
         path.write_text(_labels(n))
         calls[n] = _calls(lambda p=path: read.read_program(p))
     assert calls[2000] < 6 * calls[250], calls
+
+
+@pytest.mark.parametrize(("declaration", "column"), [
+    ("VAR num a{-5};", 11),  # (unused: was read as if it were not there)
+    ("VAR num a{0};", 11),
+    ("VAR num a{2, 0};", 14),
+    ("CONST robtarget a{-1} := [[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]];", 19),
+])
+def test_an_array_of_no_element_is_refused_at_its_size(tmp_path, declaration, column):
+    """An array declared with a size below 1 was read as no datum when unused, and an aggregate given it was refused
+    as "expected -1 elements". The controller loads no such module: the size is refused, with line and column."""
+    path = tmp_path / "p.mod"
+    path.write_text(f"MODULE M\n{declaration}\nPROC main()\n{MOVE}ENDPROC\nENDMODULE\n")
+    with pytest.raises(InputError, match="a's size: expected at least 1 element a dimension") as info:
+        read.read_program(path)
+    assert info.value.row == 2 and str(info.value).endswith(f"(column {column})")

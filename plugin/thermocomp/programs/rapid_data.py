@@ -335,8 +335,11 @@ class _Declarations:
         """An array's initial value (nested lists, one level a dimension) with each element checked as ``dtype``;
         given none (``value`` None), its elements at :meth:`default_value`, or None where it has too many."""
         sizes = [self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
+        if min(sizes) < 1:  # (the controller loads no array of no element, used or not)
+            raise self.error(f"{name}'s size: expected at least 1 element a dimension, got {min(sizes)}",
+                             dims.children[sizes.index(min(sizes))])
         if where is None:
-            if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
+            if math.prod(sizes) > MAX_UNSET_ELEMENTS:
                 return None
             value = self.default_value(dtype)
             for n in reversed(sizes):
