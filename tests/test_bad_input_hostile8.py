@@ -53,15 +53,15 @@ def _labels(n: int) -> str:
 def test_many_labels_are_followed_in_time_linear_in_their_number(tmp_path):
     """Each label looked for a counted loop's ``IF ... GOTO`` by scanning its body and its routine again: labels times
     statements (8,000 labels, 180 KB: 18 s of CPU). The GOTOs are indexed once a body: the Python calls of a read of
-    8 times the labels are some 3 times those of the smaller read (its fixed cost included; they were 13 times)."""
+    8 times the labels are 8 times those of the smaller read (they were 25 times; both after a first read)."""
     from test_bad_input_programs_hostile5 import _calls
 
     calls = {}
-    for n in (250, 2000):
+    for n in (10, 250, 2000):  # (the first: what a process's first read costs once)
         path = tmp_path / f"l{n}.mod"
         path.write_text(_labels(n))
         calls[n] = _calls(lambda p=path: read.read_program(p))
-    assert calls[2000] < 6 * calls[250], calls
+    assert calls[2000] < 12 * calls[250], calls
 
 
 @pytest.mark.parametrize(("declaration", "column"), [
