@@ -11,7 +11,7 @@ import tracemalloc
 import pytest
 
 from thermocomp.errors import InputError
-from thermocomp.programs import read, rapid_scope
+from thermocomp.programs import rapid_scope, read
 from thermocomp.programs.rapid import parse_rapid_text
 
 MOVE = "  MoveL [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]],v100,z1,tool0;\n"
