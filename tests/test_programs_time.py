@@ -14,7 +14,7 @@ from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.geometry.rotations import transform
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, TimingOptions, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.programs.compensate import nominal_configurations, point_poses
 from thermocomp.programs.rapid import rapid_parser
 from thermocomp.programs.timing import arc_length, estimate_timing
@@ -39,11 +39,11 @@ def rapid_two_points(tmp_path, body: str, dx_mm: float = 100.0):
     return chain, path
 
 
-def timing_of(chain, path, options=None):
+def timing_of(chain, path, **timing):
     prog = read_program(path)
     poses = point_poses(chain, prog.columns)
     q, _ = nominal_configurations(chain, prog, poses, CompensationOptions())
-    return prog, estimate_timing(chain, prog, poses.T_world_tcp, q, options)
+    return prog, estimate_timing(chain, prog, poses.T_world_tcp, q, **timing)
 
 
 def test_rapid_linear_move_takes_distance_over_speed_and_waits_add(tmp_path):
@@ -87,10 +87,10 @@ def test_ur_trapezoid_and_leading_joint(tmp_path):
 
 def test_cycles_duration_and_measured_cycle_time(tmp_path):
     chain, path = rapid_two_points(tmp_path, "    MoveL a, v100, fine, tool0;\n    MoveL b, v100, fine, tool0;\n")
-    _, timing = timing_of(chain, path, TimingOptions(cycle_time_s=30.0, cycles=5))
+    _, timing = timing_of(chain, path, cycle_time_s=30.0, cycles=5)
     assert timing.estimated_cycle_s == pytest.approx(2.0) and timing.cycle_s == pytest.approx(30.0)
     np.testing.assert_allclose(timing.point_minutes(4), (4 * 30 + np.array([15.0, 30.0])) / 60)
-    _, timing = timing_of(chain, path, TimingOptions(duration_min=1.0))
+    _, timing = timing_of(chain, path, duration_min=1.0)
     assert timing.cycles == 30 and timing.total_min == pytest.approx(1.0)
 
 
@@ -235,8 +235,8 @@ def test_a_time_option_has_one_range_which_the_library_and_the_parser_both_refus
 
     build = {"--at-minute": lambda v: ProgramOptions(at_minute=v),
              "--time-indexed": lambda v: indexed_minutes(v, LinearRamp(1e7)),
-             "--cycles": lambda v: TimingOptions(cycles=v), "--duration-min": lambda v: TimingOptions(duration_min=v),
-             "--cycle-time-s": lambda v: TimingOptions(cycle_time_s=v)}
+             "--cycles": lambda v: ProgramOptions(cycles=v), "--duration-min": lambda v: ProgramOptions(duration_min=v),
+             "--cycle-time-s": lambda v: ProgramOptions(cycle_time_s=v)}
     assert set(build) == set(OPTION_RANGES)
     for option, (low, high, low_open) in OPTION_RANGES.items():
         parsed = range_of("compensate", [option]).range  # (loaded from the library on first use)

@@ -39,7 +39,6 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotDescription, controller_base_beside
 from thermocomp.kinematics.ik import Status
-from thermocomp.programs import task_files
 from thermocomp.programs.compensate import (
     check_joint_targets_within_limits,
     keep_joint_targets,
@@ -56,6 +55,7 @@ from thermocomp.programs.model import tcp_poses
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.read import language_of, read_checked, suffixes_of
 from thermocomp.programs.timing import Timing, estimate_timing
+from thermocomp.programs.writer import spans_other_files
 from thermocomp.robot.chain import Chain
 
 #: The phases of :func:`compensate_program`, as :attr:`ProgramReport.phase_seconds` lists them.
@@ -387,7 +387,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases = _Phases(progress)
     phases.start("reading")
     prog = read_checked(program, popts, phases.bar)
-    if popts.indexed_minutes is not None and task_files.spans_other_files(prog):
+    if popts.indexed_minutes is not None and spans_other_files(prog):
         raise ConfigurationError(f"--time-indexed: expected motions and targets in the program's own file, got "
                                  f"some in its other modules ({', '.join(p for p, _ in prog.modules)}): the tables "
                                  "of corrections are written in one file; compensate for one minute instead")
@@ -396,7 +396,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases.end("reading", m, then="nominal configurations")
     q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
     phases.end("nominal configurations", m)
-    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
+    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, cycles=popts.cycles,
+                             duration_min=popts.duration_min, cycle_time_s=popts.cycle_time_s)
     phases.end("timing", then="solving")
     # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
     kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)

@@ -125,7 +125,7 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
 def _program_options(args: argparse.Namespace, settings):
     """``--program``'s own options (:class:`~thermocomp.programs.ProgramOptions`)."""
     from thermocomp.errors import ConfigurationError
-    from thermocomp.programs import ProgramOptions, RapidOptions, TimingOptions
+    from thermocomp.programs import ProgramOptions, RapidOptions
     from thermocomp.programs.options import indexed_minutes
 
     if args.simulator != "none":
@@ -136,7 +136,7 @@ def _program_options(args: argparse.Namespace, settings):
         indexed = indexed_minutes(args.time_indexed, settings.time_law)
     return ProgramOptions(
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
-        timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
+        cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s,
         unsupported=args.unsupported, joint_targets=args.joint_targets,
         rapid=RapidOptions(modules=tuple(args.module), entry=args.entry,
                            **({} if args.max_motions is None else {"max_motions": args.max_motions})))

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from thermocomp.programs.options import ProgramOptions
     from thermocomp.programs.rapid import RapidOptions
     from thermocomp.programs.read import read_program
-    from thermocomp.programs.timing import TimingOptions
 
 #: Where each public name lives: imported on first use (thermocomp._lazy).
 _EXPORTS = {
@@ -27,7 +26,6 @@ _EXPORTS = {
     "RapidOptions": "thermocomp.programs.rapid",
     "RobotProgram": "thermocomp.programs.model",
     "Span": "thermocomp.programs.model",
-    "TimingOptions": "thermocomp.programs.timing",
     "Wait": "thermocomp.programs.model",
     "read_program": "thermocomp.programs.read",
 }
@@ -40,7 +38,6 @@ __all__ = [
     "RapidOptions",
     "RobotProgram",
     "Span",
-    "TimingOptions",
     "Wait",
     "read_program",
 ]

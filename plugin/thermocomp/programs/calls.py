@@ -29,16 +29,6 @@ MAX_QUIET_WORK = 20_000
 Call = tuple[str, Span] | tuple[str, Span, int]
 
 
-def differing_texts(steps: list[MotionRun | Wait]) -> dict[tuple[int, int], tuple[MotionRun, int]]:
-    """Each text (``(start, end)``) of ``steps`` that a later run needs with another target than its first: the
-    run and point where it first does."""
-    found: dict[tuple[int, int], tuple[MotionRun, int]] = {}
-    for key, where in _differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
-                                 for i, (key, value) in enumerate(run.targets())):
-        found.setdefault(key, where)
-    return found
-
-
 def _differing(points: Iterable[tuple[tuple[int, int], np.ndarray, object]]) -> list[tuple[tuple[int, int], object]]:
     """``(key, where)`` of each of ``points`` (``(text, value, where)``, in the order they run) whose value differs
     from the first of its text."""
@@ -310,7 +300,3 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
             T = T if not G else transform(G[0][:3, :3].T @ T[:3, :3], T[:3, 3] - G[0][:3, 3])
         R[k], p[k] = T[:3, :3], T[:3, 3]
     return R, p
-
-
-__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "STATEMENTS_PER_LINE", "THROUGH", "Call", "Texts",
-           "differing_texts", "read_at_call_site", "read_through", "text_poses", "unresolved_note", "without"]

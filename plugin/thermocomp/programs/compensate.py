@@ -41,7 +41,7 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.programs import calls, passes, task_files
+from thermocomp.programs import calls, passes
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -321,7 +321,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                   output: str, tcp: tuple[FloatArray, FloatArray], minutes: FloatArray | None = None) -> Written:
     """The program with each point's text replaced by its compensated value: for one minute, or, given ``minutes``,
     by a lookup in its table of one correction a minute picked from the controller's clock
-    (:func:`.passes.clock_tables`). Targets in the task's other modules are written there.
+    (:func:`.passes.clock_edits`). Targets in the task's other modules are written there.
 
     Parameters
     ----------
@@ -339,7 +339,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     if minutes is not None and output == "joints" and np.any(prog.columns.run.kind == _KIND_CODE[CIRCULAR]):
         raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
                          "--program-output filtered", path=prog.path)
-    task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
+    task = w.task_view(prog) if w.spans_other_files(prog) else prog  # (the task as one text)
     tabled = passes.groups(task)
     cols = task.columns
     run = cols.run
@@ -378,14 +378,12 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                     "target cannot hold joints), and they need different joints there: use --program-output filtered")
             extra: list[w.Edit] = []
         else:
-            declarations = passes.clock_tables(task, written, joint_text, [texts for texts, _, _ in versions], values)
+            extra = passes.clock_edits(task, written, joint_text, [texts for texts, _, _ in versions], values, minutes)
             call_site = task.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
             at_argument = [v is not None and i not in call_site for i, v in enumerate(values)]
             form = ("--time-indexed writes their tables' lookups at the motion, which every call runs (a declaration "
                     "holds one value), and they need different tables there: compensate for one minute instead "
                     "(--at-minute or --timed)")
-            extra = passes.clock_edits(task, declarations, len(minutes), float(minutes[1] - minutes[0])
-                                       if len(minutes) > 1 else 1.0) if declarations else []
         share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
             task, at, *_in_frames(chain, cols, at, tcp[0][0][at], tcp[1][0][at])))
         tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
@@ -396,7 +394,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
         edits = w.Edits.of(point_edits + tables + extra)
         n_changed = len({(e.start, e.end) for e in point_edits})
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
-    data, modules = (data, ()) if task is prog else task_files.split(data, prog)
+    data, modules = (data, ()) if task is prog else w.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
                    notes, modules)
@@ -508,7 +506,9 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
         if rapid:
             conf = confdata_from_q(nominal, q[pw])
-            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
+            quat = quat_wxyz_from_matrix(R_frame)
+            with np.errstate(invalid="ignore"):  # (each quaternion of the sign the program wrote; none written: NaN)
+                quat[np.einsum("ij,ij->i", quat, run.quat[pw]) < 0] *= -1
             shown = np.hstack([p_frame * 1e3, quat])
             texts.append(w.robtarget_texts(shown, conf, [run.extax[i] for i in pw.tolist()]))
             from thermocomp.programs.rapid import transforms_from_poses

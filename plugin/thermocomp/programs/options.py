@@ -11,7 +11,7 @@ import numpy as np
 from thermocomp.deformation.timelaw import Static, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.programs.rapid import RapidOptions
-from thermocomp.programs.timing import TimingOptions, check_option
+from thermocomp.programs.timing import check_option
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,12 @@ class ProgramOptions:
         Each motion compensated at the minute the timing estimate gives it (one cycle).
     indexed_minutes
         Time-indexed program: corrections for each of these minutes [min], picked from the controller's clock.
-    timing
-        Cycles, duration, measured cycle time.
+    cycles
+        Repetitions of the entry routine, >= 1 (ignored with ``duration_min``).
+    duration_min
+        Run the cycle until this working time [min] (> 0), or ``None``.
+    cycle_time_s
+        A measured cycle time [s] (> 0) that rescales the timing estimate, or ``None``.
     unsupported
         ``"refuse"`` (default): a construct that cannot be followed stops the run, nothing written; ``"keep"``: it
         is left as written, with a warning.
@@ -47,12 +51,17 @@ class ProgramOptions:
     at_minute: float | None = None
     timed: bool = False
     indexed_minutes: tuple[float, ...] | None = None
-    timing: TimingOptions = TimingOptions()
+    cycles: int = 1
+    duration_min: float | None = None
+    cycle_time_s: float | None = None
     unsupported: str = "refuse"
     rapid: RapidOptions = RapidOptions()
     joint_targets: str = "keep"
 
     def __post_init__(self) -> None:
+        for option, value in (("--cycles", self.cycles), ("--duration-min", self.duration_min),
+                              ("--cycle-time-s", self.cycle_time_s)):
+            check_option(option, value)
         for flag, value, choices in (("--joint-targets", self.joint_targets, ("keep", "compensate")),
                                      ("--program-output", self.output, ("filtered", "joints")),
                                      ("--unsupported", self.unsupported, ("refuse", "keep"))):
@@ -68,7 +77,7 @@ class ProgramOptions:
                     or np.any(np.abs(steps - steps[:1]) > 1e-9):
                 raise ConfigurationError("--time-indexed: expected evenly spaced increasing minutes starting at 0 (the "
                                          "program computes the index from the clock)")
-        if self.timed and (self.timing.cycles > 1 or self.timing.duration_min is not None):
+        if self.timed and (self.cycles > 1 or self.duration_min is not None):
             raise ConfigurationError("--timed compensates each motion once, at its own minute: it needs one cycle "
                                      "(for repeated cycles use --time-indexed)")
 
@@ -77,12 +86,6 @@ class ProgramOptions:
 MAX_INDEXED_SETS = 10_000
 #: Most entries (sets x points) of a time-indexed program's tables: some 100 bytes each in the file.
 MAX_INDEXED_ENTRIES = 2_000_000
-
-
-def _round_up(value: float, digits: int = 3) -> float:
-    """``value`` rounded up to ``digits`` significant digits."""
-    scale = 10.0 ** (np.floor(np.log10(value)) - digits + 1)
-    return float(np.ceil(value / scale * (1 - 1e-12)) * scale)
 
 
 def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
@@ -99,9 +102,11 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
         raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
     end = float(time_law.stabilisation_min)
     if end / step_min > MAX_INDEXED_SETS - 1:
+        smallest = end / (MAX_INDEXED_SETS - 1)
+        scale = 10.0 ** (np.floor(np.log10(smallest)) - 2)  # (shown rounded up to 3 significant digits)
         raise ConfigurationError(
             f"--time-indexed {step_min:g}: {end / step_min + 1:,.0f} correction sets up to minute {end:g} "
             f"({time_law.describe()}); at most {MAX_INDEXED_SETS:,}: choose a step of at least "
-            f"{_round_up(end / (MAX_INDEXED_SETS - 1)):g} min")
+            f"{float(np.ceil(smallest / scale * (1 - 1e-12)) * scale):g} min")
     count = int(np.floor(end / step_min + 1e-9)) + 1
     return tuple(float(k * step_min) for k in range(count))

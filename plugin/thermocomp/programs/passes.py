@@ -5,7 +5,7 @@ data the loop steps runs a known target each pass, but its text is one. The read
 ``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
 corrected targets in the order one cycle runs them, indexed by a counter advanced before the motion
 (:func:`table_edits`; docs/programs.md, "Targets that differ from pass to pass"). A time-indexed program's tables
-are written alike, one entry a minute, indexed by the controller's clock (:func:`clock_tables`).
+are written alike, one entry a minute, indexed by the controller's clock (:func:`clock_edits`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -36,7 +35,10 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     that differ from pass to pass, each an inline target or an expression in its motion's statement; else (one is a
     declaration's, or stands in an earlier statement: URScript's ``q = get_inverse_kin(...)``) record nothing and
     return the first motion whose text an earlier pass needed otherwise."""
-    differing = calls.differing_texts(steps)
+    differing: dict[tuple[int, int], tuple[MotionRun, int]] = {}  # each such text: the run and point first differing
+    for key, where in calls._differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
+                                       for i, (key, value) in enumerate(run.targets())):
+        differing.setdefault(key, where)
     if not all(np.array_equal(run.text[i], run.argument[i])
                and run.statement[m := run.row_of_points()[i], 0] <= run.argument[i, 0] < run.statement[m, 1]
                for run, i in differing.values()):
@@ -46,36 +48,11 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     return None
 
 
-@dataclass(frozen=True, eq=False)
-class Calls:
-    """The calls with arguments (:data:`.calls.Call` each, in the order they run) whose runs of a text at its motion
-    need differing targets: its table is walked call by call."""
-
-    calls: tuple
-
-    def note(self, lines: str) -> tuple[str, int, int, int]:
-        """The note saying how the motions at ``lines`` are written, and where it stands (the first call)."""
-        named: dict[str, list[str]] = defaultdict(list)
-        for name, where, *_ in self.calls:
-            named[name].append(str(where.line))
-        shown = ", ".join(f"{name} at line{'s' * (len(at) > 1)} {', '.join(at[:20])}"
-                          + (f" and {len(at) - 20} more" if len(at) > 20 else "") for name, at in named.items())
-        name, where, *file = self.calls[0]
-        return _table_note(f"the calls of {shown}", lines, "call"), where.line, where.column, *file
-
-
-def _table_note(what: str, lines: str, unit: str) -> str:
-    """The note saying that ``what`` runs the motions at ``lines`` with targets differing from ``unit`` to ``unit``."""
-    return (f"{what}: the targets of the motion(s) at line {lines} differ from {unit} to {unit}: each {unit} is "
-            "compensated, and written as a table of corrected targets the program walks with a pass counter "
-            f"(docs/programs.md, \"Targets that differ from pass to pass\"); each {unit}'s minute follows the written "
-            "order of the cycle")
-
-
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
-    """Record in ``per_pass`` (text ``(start, end)`` -> :class:`Calls`) the texts at their motions that the calls
-    of their routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets:
-    a table each, as a loop's."""
+    """Record in ``per_pass`` (text ``(start, end)`` -> a tuple of the calls that run it, :data:`.calls.Call` each in
+    the order they run; texts run by the same calls share one) the texts at their motions that the calls of their
+    routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
+    each, walked call by call as a loop's pass by pass."""
     frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
@@ -88,10 +65,10 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
                     of_text.setdefault(key, {})[call] = None
                     if not statement[i, 0] <= key[0] < statement[i, 1]:
                         earlier.add(key)
-    grouped: dict[tuple, Calls] = {}
+    grouped: dict[tuple, tuple] = {}
     for key, ran in of_text.items():
         if key not in earlier:
-            per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
+            per_pass.setdefault(key, grouped.setdefault(tuple(ran), tuple(ran)))
 
 
 def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str, int]]]], steps: list,
@@ -162,7 +139,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct, locati
     left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for key, motions in runs.items():
         instruction, line, column = at(*motions[0])
-        unit = "call to call" if isinstance(per_pass[key], Calls) else "pass to pass"
+        unit = "call to call" if isinstance(per_pass[key], tuple) else "pass to pass"
         differs = f"{instruction}'s target differs from {unit}"
         if any(at(*mo)[1] in conditional for mo in motions):
             message = (f"{differs} and it runs under a condition or loop known only while running: its passes are "
@@ -190,9 +167,22 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct, locati
         loops.setdefault(id(loop), (loop, set()))[1].add(at(*runs[key][0])[1])
     notes = []
     for loop, lines in loops.values():
-        shown = ", ".join(map(str, sorted(lines)))
-        notes.append(Finding(*loop.note(shown)) if isinstance(loop, Calls)
-                     else Finding(_table_note(construct(loop), shown, "pass"), *location(loop)))
+        if isinstance(loop, tuple):  # (the calls of a routine, :func:`take_calls`: named by them, at the first)
+            named: dict[str, list[str]] = defaultdict(list)
+            for name, where, *_ in loop:
+                named[name].append(str(where.line))
+            what = "the calls of " + ", ".join(f"{name} at line{'s' * (len(at) > 1)} {', '.join(at[:20])}"
+                                               + (f" and {len(at) - 20} more" if len(at) > 20 else "")
+                                               for name, at in named.items())
+            _, first, *file = loop[0]
+            unit, place = "call", (first.line, first.column, *file)
+        else:
+            what, unit, place = construct(loop), "pass", location(loop)
+        notes.append(Finding(f"{what}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} "
+                             f"differ from {unit} to {unit}: each {unit} is compensated, and written as a table of "
+                             "corrected targets the program walks with a pass counter (docs/programs.md, \"Targets "
+                             f"that differ from pass to pass\"); each {unit}'s minute follows the written order of the "
+                             "cycle", *place))
     return calls.without(steps, left), taken, refused, notes
 
 
@@ -206,18 +196,6 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
         if (start, end) in keys:
             out[(start, end)].append(i)
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
-
-
-def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
-    """Refuse the joints form and the time-indexed program where a per-pass table is written, naming its line."""
-    found = groups(prog) if output == "joints" or indexed else {}
-    if not found:
-        return
-    row = int(prog.columns.run.argument[min(int(idx[0]) for idx in found.values()), 2])
-    form = "--time-indexed" if indexed else "--program-output joints"
-    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: it "
-                     f"is written as a table of corrected targets, which {form} does not write (use --program-output "
-                     "filtered with a snapshot or --timed)", path=prog.path, row=row)
 
 
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
@@ -283,11 +261,12 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     return [*edits, w.declarations_edit(prog, heading + declarations)], notes
 
 
-def clock_tables(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],
-                 values: list[str | None]) -> list[str]:
-    """The declarations of a time-indexed program's tables: each point of ``written`` gets the table of its texts in
-    ``versions`` (one array a minute; points with the same texts share one), its lookup in ``values``; ``joint``
-    ``(m,)``: the points written as joints."""
+def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],
+                values: list[str | None], minutes: np.ndarray) -> list[w.Edit]:
+    """The edits declaring a time-indexed program's clock, its index function (RAPID: before ``ENDMODULE``) and its
+    tables (none: no edit): each point of ``written`` gets the table of its texts in ``versions`` (one array a minute
+    of ``minutes``, evenly spaced from 0; points with the same texts share one), its lookup in ``values``;
+    ``joint`` ``(m,)``: the points written as joints."""
     rapid = prog.language == "rapid"
     # each version's texts of the points written (URScript: the numbers alone, without their brackets)
     entries = [(texts if rapid else pc.replace_substring_regex(texts, r"^p?\[|\]$", "")).to_pylist() for texts in versions]
@@ -300,15 +279,12 @@ def clock_tables(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, ver
             names[texts] = name = f"{prefix}{len(names) + 1}"
             declarations.append(w.table_declaration(prog, name, kind, texts, "," + prog.newline + "    "))
         values[i] = f"{names[texts]}{{tcIdx()}}" if rapid else f"tc_{'joints' if kind else 'pose'}({names[texts]})"
-    return declarations
-
-
-def clock_edits(prog: RobotProgram, declarations: list[str], K: int, step: float) -> list[w.Edit]:
-    """The edits declaring a time-indexed program's clock, its index function (RAPID: before ``ENDMODULE``) and its
-    tables' ``declarations`` (``K`` entries each, one every ``step`` minutes)."""
-    step_text = repr(float(step))
+    if not declarations:
+        return []
+    K, step = len(minutes), float(minutes[1] - minutes[0]) if len(minutes) > 1 else 1.0
+    step_text = repr(step)
     heading = f"thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md)."
-    if prog.language == "rapid":
+    if rapid:
         data = w.declarations_edit(prog, [
             f"  ! {heading}",
             "  ! Start with the robot cold (program pointer to main); a warm robot: set tcOffsetMin to its minutes.",
@@ -390,7 +366,3 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     while re.search(rf"\b{re.escape(name)}\b", text, flags=flags):
         name += "x"
     return name
-
-
-__all__ = ["MAX_PASSES", "Calls", "check_form", "clock_edits", "clock_tables", "groups", "settle",
-           "table_edits", "take", "take_calls", "unread"]

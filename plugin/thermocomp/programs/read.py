@@ -8,6 +8,7 @@ or with motions that have no joints form when that form is asked for. docs/progr
 from __future__ import annotations
 
 import sys
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -103,14 +104,12 @@ def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, i
     ``path`` alone."""
     trees: list[Tree] = []
     tokens: list[Token] = []
-    tb = exc.__traceback__
-    while tb is not None:  # outermost to innermost
-        for value in tb.tb_frame.f_locals.values():
+    for frame, _ in traceback.walk_tb(exc.__traceback__):  # outermost to innermost
+        for value in frame.f_locals.values():
             if isinstance(value, Tree) and not value.meta.empty:
                 trees.append(value)
             elif isinstance(value, Token) and value.line is not None:
                 tokens.append(value)
-        tb = tb.tb_next
     found = [(t, t.meta.line, t.meta.column) for t in reversed(trees)] or [(t, t.line, t.column)
                                                                          for t in reversed(tokens)]
     if not found:
@@ -125,10 +124,8 @@ def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, i
 
 def _walker_of(exc: BaseException) -> object:
     """The ``self`` of the first frame of ``exc``'s traceback that has one (the reader's walker), or ``None``."""
-    tb = exc.__traceback__
-    while tb is not None and "self" not in tb.tb_frame.f_locals:
-        tb = tb.tb_next
-    return None if tb is None else tb.tb_frame.f_locals["self"]
+    return next((frame.f_locals["self"] for frame, _ in traceback.walk_tb(exc.__traceback__)
+                 if "self" in frame.f_locals), None)
 
 
 def suffixes_of(language: str) -> tuple[str, ...]:
@@ -170,24 +167,31 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                          f"given, and it calls {names}, found in none of them: the cycle's motions, if any, are "
                          f"there, not followed ({where})", path=prog.files[found[0][1]][0], row=found[0][2],
                          column=found[0][3])
-    if popts.output == "joints":
-        check_joints_form(prog)
-    passes.check_form(prog, popts.output, popts.indexed_minutes is not None)
+    _check_form(prog, popts.output, popts.indexed_minutes is not None)
     return prog
 
 
-def check_joints_form(prog: RobotProgram) -> None:
-    """Refuse a program with a motion that has no joints form (RAPID process instructions, URScript ``movec``) when
-    that form is asked for (``--program-output joints``), naming the motion's file, line and column."""
+def _check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
+    """Refuse what the ``output`` form cannot write, naming its line: in the joints form (``--program-output joints``)
+    a motion that has none (RAPID process instructions, URScript ``movec``); in it or a time-indexed program a target
+    written as a per-pass table (:func:`.passes.groups`)."""
     run, rapid = prog.columns.run, prog.language == "rapid"
-    if rapid:
-        from thermocomp.programs.rapid import MOTIONS
+    if output == "joints":
+        if rapid:
+            from thermocomp.programs.rapid import MOTIONS
 
-        bad = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
-    else:
-        bad = np.flatnonzero(run.kind == _KIND_CODE[CIRCULAR]).tolist()
-    if bad:
-        i = bad[0]
-        raise InputError(f"{run.instruction[i]} has no joint form{' (its process arguments belong to a Cartesian move)' * rapid}"
-                         ": --program-output joints cannot write it (use --program-output filtered)", path=prog.path,
-                         row=int(run.statement[i, 2]), column=int(run.statement[i, 3]) if rapid else None)
+            bad = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
+        else:
+            bad = np.flatnonzero(run.kind == _KIND_CODE[CIRCULAR]).tolist()
+        if bad:
+            i, why = bad[0], " (its process arguments belong to a Cartesian move)" * rapid
+            raise InputError(f"{run.instruction[i]} has no joint form{why}: --program-output joints cannot write it (use "
+                             "--program-output filtered)", path=prog.path, row=int(run.statement[i, 2]),
+                             column=int(run.statement[i, 3]) if rapid else None)
+    found = passes.groups(prog) if output == "joints" or indexed else {}
+    if found:
+        row = int(run.argument[min(int(idx[0]) for idx in found.values()), 2])
+        form = "--time-indexed" if indexed else "--program-output joints"
+        raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: "
+                         f"it is written as a table of corrected targets, which {form} does not write (use "
+                         "--program-output filtered with a snapshot or --timed)", path=prog.path, row=row)

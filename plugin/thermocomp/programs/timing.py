@@ -41,30 +41,6 @@ def check_option(option: str, value: float | None) -> None:
 
 
 @dataclass(frozen=True)
-class TimingOptions:
-    """How often the cycle runs and how long it takes (each within :data:`OPTION_RANGES`).
-
-    Parameters
-    ----------
-    cycles
-        Repetitions of the entry routine, >= 1 (ignored with ``duration_min``).
-    duration_min
-        Run the cycle until this working time [min] (> 0), or ``None``.
-    cycle_time_s
-        A measured cycle time [s] (> 0) that rescales the estimate, or ``None``.
-    """
-
-    cycles: int = 1
-    duration_min: float | None = None
-    cycle_time_s: float | None = None
-
-    def __post_init__(self) -> None:
-        for option, value in (("--cycles", self.cycles), ("--duration-min", self.duration_min),
-                              ("--cycle-time-s", self.cycle_time_s)):
-            check_option(option, value)
-
-
-@dataclass(frozen=True)
 class Timing:
     """Times of one cycle's steps, and how many cycles run.
 
@@ -123,7 +99,7 @@ def arc_length(p0: FloatArray, p_via: FloatArray, p1: FloatArray) -> FloatArray:
 
 
 def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray, q: FloatArray,
-                    options: TimingOptions | None = None) -> Timing:
+                    *, cycles: int = 1, duration_min: float | None = None, cycle_time_s: float | None = None) -> Timing:
     """Estimate when each step of ``program`` runs.
 
     Parameters
@@ -134,42 +110,35 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         TCP pose of every point of ``program.points``, world frame [m], ``(m, 4, 4)``.
     q
         Nominal joint angles of every point [rad], ``(m, n)``.
-    options
-        Cycles, duration, measured cycle time.
+    cycles, duration_min, cycle_time_s
+        Repetitions of the cycle, the working time it runs [min] (or ``None``), a measured cycle time [s] that
+        rescales the estimate (or ``None``): :class:`~thermocomp.programs.options.ProgramOptions`'s, checked there.
     """
-    options = TimingOptions() if options is None else options
     cols = program.columns
     durations = cols.wait_seconds.copy()
     if cols.motion_steps.size:
         durations[cols.motion_steps] = _motion_times(chain, cols.run, T_world_tcp, q)
     estimated = float(durations.sum())
     scale = 1.0
-    if options.cycle_time_s is not None:
+    if cycle_time_s is not None:
         if estimated <= 0:
             raise ConfigurationError("--cycle-time-s: the program's estimated cycle time is 0; nothing to rescale")
-        scale = options.cycle_time_s / estimated
+        scale = cycle_time_s / estimated
     durations = durations * scale
     ends = np.cumsum(durations)  # (when each step ends)
-    _check_bounded(program, durations, ends)
+    beyond = ~np.isfinite(ends) | (ends > MAX_MINUTES * 60.0)
+    if np.any(beyond):  # (a cycle that passes MAX_MINUTES, or never ends: named at the step)
+        k = int(np.argmax(beyond))
+        where = program.columns.statement_of_step(k)
+        raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
+                         f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
+                         row=where.line, column=where.column)
     cycle = float(durations.sum())
-    cycles = options.cycles
-    if options.duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
-        cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
+    if duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
+        cycles = max(1, int(np.ceil(duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
     # (each point is reached at the end of its motion's step)
     return Timing(step_duration_s=durations, point_arrival_s=ends[np.repeat(cols.motion_steps, cols.run.n_points)],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles)
-
-
-def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatArray) -> None:
-    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES`, naming the step."""
-    beyond = ~np.isfinite(elapsed) | (elapsed > MAX_MINUTES * 60.0)
-    if not np.any(beyond):
-        return
-    k = int(np.argmax(beyond))
-    where = program.columns.statement_of_step(k)
-    raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
-                     f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
-                     row=where.line, column=where.column)
 
 
 def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray) -> FloatArray:

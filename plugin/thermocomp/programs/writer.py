@@ -3,10 +3,14 @@
 Each number is the shortest decimal text that reads back as the same 32-bit float (RAPID ``num``; UR's numbers
 taken as 32-bit too, the safe side: :func:`single_columns`). A target whose correction is below
 :data:`KEEP_POSITION` and :data:`KEEP_ANGLE` keeps its text (a zero table gives back the program byte for byte).
+A RAPID task's files are written together: :func:`task_view` is the program as one text (its files joined by
+:data:`SEPARATOR`, every span moved by its file's offset), which the writers edit, and :func:`split` cuts the
+written text back into the files (``None`` for a module unchanged).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
@@ -19,7 +23,7 @@ import pyarrow.compute as pc
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import byte_spans, joined_bytes
-from thermocomp.programs.model import RobotProgram
+from thermocomp.programs.model import RobotProgram, Span
 
 #: A correction below these keeps the target's text [m], [rad]: far below the 32-bit rounding of the text.
 KEEP_POSITION = 1e-8
@@ -93,14 +97,6 @@ def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> pa.StringArray
 
 def _extax_texts(extax: Sequence[str]) -> pa.StringArray:
     return pa.array([e or _NO_EXTAX for e in extax], pa.string())
-
-
-def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
-    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative (the
-    signs the program wrote kept); rows where ``written`` is NaN keep their sign."""
-    with np.errstate(invalid="ignore"):
-        flip = np.einsum("...i,...i->...", quat, written) < 0
-    return np.where(flip[..., None], -quat, quat)
 
 
 class Edit(NamedTuple):
@@ -220,3 +216,63 @@ def declarations_edit(prog: RobotProgram, lines: list[str]) -> Edit:
             at = text.index("\n", match.end()) + 1
             indent = re.match(r"[ \t]*", text[at:]).group(0) or "  "
     return Edit(at, at, "".join(indent + line.replace("\n", nl + indent) + nl for line in lines))
+
+
+#: What joins the task's files into one text: no RAPID file holds a NUL character, so no span can reach it.
+SEPARATOR = "\x00thermocomp: next file of the task\x00"
+
+
+def spans_other_files(prog: RobotProgram) -> bool:
+    """Whether a motion or a target of ``prog`` lies in a file other than the program's own."""
+    run = prog.columns.run
+    return bool(prog.modules) and bool(run.file.any() or run.text_file.any())
+
+
+def task_view(prog: RobotProgram) -> RobotProgram:
+    """``prog`` as one text: its files joined by :data:`SEPARATOR`, each span moved by its file's offset there.
+
+    Raises
+    ------
+    InputError
+        A file of the task that holds :data:`SEPARATOR` (a NUL character: no RAPID text), naming it.
+    """
+    texts = [text for _, text in prog.files]
+    for path, text in prog.files:
+        if SEPARATOR in text:
+            raise InputError("expected a RAPID text, got a NUL character", path=path, row=text[:text.index(
+                SEPARATOR)].count("\n") + 1)
+    lengths = np.array([len(t) + len(SEPARATOR) for t in texts], dtype=np.int64)
+    bases = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    run = prog.columns.run
+    at_motion = bases[run.file]
+    at_argument = at_motion[run.row_of_points()]
+    at_text = bases[run.text_file]
+
+    def moved(spans: np.ndarray, by: np.ndarray) -> np.ndarray:
+        out = spans.copy()
+        out[:, :2] += by[:, None]
+        return out
+
+    whole = tuple(None if s is None else Span(s.start + b, s.end + b, s.line, s.column)
+                  for s, b in zip(run.whole_argument, at_argument.tolist()))
+    zeros = np.zeros(len(run.text), dtype=np.int64)
+    view_run = dataclasses.replace(
+        run, statement=moved(run.statement, at_motion), name=moved(run.name, at_motion),
+        text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
+        file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
+    # (the per-pass texts' keys stay: each is in the program's own file, at offset 0; passes.settle refuses others)
+    view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
+                        unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
+                        extra=prog.extra)
+    view.__dict__["columns"] = dataclasses.replace(prog.columns, run=view_run)  # (its cached columns: the moved ones)
+    return view
+
+
+def split(data: bytes, prog: RobotProgram) -> tuple[bytes, tuple[bytes | None, ...]]:
+    """The program's bytes and each other module's (``None`` where unchanged) of ``data``, a text of
+    :func:`task_view` written."""
+    parts = data.split(SEPARATOR.encode("latin-1"))
+    if len(parts) != len(prog.files):  # (the writers replace target texts only: never across a file's end)
+        raise AssertionError(f"expected {len(prog.files)} files in the written task, got {len(parts)}")
+    return parts[0], tuple(None if part == text.encode("latin-1") else part
+                           for part, (_, text) in zip(parts[1:], prog.modules))
