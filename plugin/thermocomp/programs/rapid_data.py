@@ -313,9 +313,12 @@ class _Declarations:
             value = None if value_node is None else self.evaluate(value_node, local)
             sizes = [] if dims is None or value_node is None and storage != "var" else [
                 self.check_integer(self._number(d, local), f"{name_token}'s size", d) for d in dims.children]
+            if sizes and min(sizes) < 1:  # (the controller loads no array of no element, used or not)
+                raise self.error(f"{name_token}'s size: expected at least 1 element a dimension, got {min(sizes)}",
+                                 dims.children[sizes.index(min(sizes))])
             if value_node is not None:
                 self.check_array(value, sizes, dtype, str(name_token), value_node)
-            elif storage == "var" and (not sizes or min(sizes) >= 1 and math.prod(sizes) <= MAX_UNSET_ELEMENTS):
+            elif storage == "var" and math.prod(sizes) <= MAX_UNSET_ELEMENTS:
                 value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
                 for n in reversed(sizes):
                     value = [_copy(value) for _ in range(n)]

@@ -84,6 +84,7 @@ class _Flow(_Calls):
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
+        self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
         self.declare_deferred()
@@ -280,8 +281,8 @@ class _Flow(_Calls):
         known here that its own assignments between the two give values, which nothing else there changes."""
         name = str(body.children[at].children[0]).lower()
         routine = self._routines_run[-1] if self._routines_run else body
-        gotos = [j for j, s in enumerate(body.children) if j > at and _goto_label(s) == name]
-        if not gotos or len(gotos) != sum(str(g.children[0]).lower() == name for g in routine.find_data("goto_stmt")):
+        gotos = [j for j in self._gotos(body, False).get(name, ()) if j > at]
+        if not gotos or len(gotos) != len(self._gotos(routine, True).get(name, ())):
             return False
         for j in gotos:
             span, reads = body.children[at + 1:j], {str(n.children[0]).lower() for n in
@@ -294,6 +295,19 @@ class _Flow(_Calls):
                                f"{_location(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
                                "holds: followed pass by pass", *_location(body.children[at]), self.file))
         return True
+
+    def _gotos(self, node: Tree, nested: bool) -> dict[str, list[int]]:
+        """Per label (lower case), where each ``IF ... GOTO`` to it stands in ``node.children`` (``nested``: each
+        ``GOTO`` to it anywhere in ``node``, in the order found), found once a node: each label scanned its body and
+        its routine again, labels times statements (8,000 labels and GOTOs, 180 KB: 18 s of CPU)."""
+        if (id(node), nested) not in self._goto_index:
+            found: dict[str, list[int]] = {}
+            for j, s in enumerate(node.find_data("goto_stmt") if nested else node.children):
+                label = str(s.children[0]).lower() if nested else _goto_label(s)
+                if label is not None:
+                    found.setdefault(label, []).append(j)
+            self._goto_index[id(node), nested] = (node, found)  # (node kept: its id stays its)
+        return self._goto_index[id(node), nested][1]
 
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""

@@ -71,17 +71,27 @@ def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bo
                       f"{scope}", token, path)
 
 
-def _statements(routine: Tree) -> list[tuple[Tree, tuple[tuple[Tree, Tree], ...]]]:
-    """The statement nodes of a routine, nested ones included, in written order, each with the blocks it stands in
-    (``(statement, body)`` of each :data:`_BLOCKS` around it, outermost first)."""
-    found, stack = [], [(c, ()) for c in reversed(routine.children) if isinstance(c, Tree)]
+def _statements(routine: Tree) -> tuple[list[tuple[Tree, tuple | None]], dict[int, tuple[int, int]]]:
+    """The statement nodes of a routine, nested ones included, in written order, each with the innermost block it
+    stands in (``(statement, body, outer)`` of the :data:`_BLOCKS` statement around it, ``outer`` that statement's
+    own, ``None`` at the routine's level: a chain, so a statement 30,000 blocks deep costs one entry, where a tuple
+    of its blocks cost 4 GB for such a module); and each body's span of indices in that list (``id(body)``)."""
+    found: list[tuple[Tree, tuple | None]] = []
+    spans: dict[int, tuple[int, int]] = {}
+    stack: list = [(c, None) for c in reversed(routine.children) if isinstance(c, Tree)]
     while stack:
-        node, blocks = stack.pop()
-        found.append((node, blocks))
+        node, block = stack.pop()
+        if node is None:  # (the end of the body ``block``)
+            spans[id(block)] = (spans[id(block)][0], len(found))
+            continue
+        found.append((node, block))
         if node.data in _STATEMENT_LISTS:
-            stack.extend((c, (*blocks, (node, c)) if node.data in _BLOCKS and c.data == "body" else blocks)
+            if block is not None and node is block[1]:
+                spans[id(node)] = (len(found) - 1, -1)
+                stack.append((None, node))
+            stack.extend((c, (node, c, block) if node.data in _BLOCKS and c.data == "body" else block)
                          for c in reversed(node.children) if isinstance(c, Tree))
-    return found
+    return found, spans
 
 
 def check_module(tree: Tree, path: str) -> None:
@@ -118,21 +128,22 @@ def check_module_names(files: list[tuple[Tree, str]]) -> None:
 
 def _check_routine(routine: Tree, path: str) -> None:
     params = next((c.children for c in routine.children if isinstance(c, Tree) and c.data == "params"), [])
-    statements = _statements(routine)
+    statements, spans = _statements(routine)
     _unique([*params, *(s for s, _ in statements if s.data == "data_decl")], "routine", path)
-    labels = [(s, blocks) for s, blocks in statements if s.data == "label"]
+    labels = [(s, block) for s, block in statements if s.data == "label"]
     _unique([s for s, _ in labels], "routine", path)
-    known = {str(declared_name(label)).lower(): (label, blocks) for label, blocks in labels}
-    for goto, blocks in ((s, b) for s, b in statements if s.data == "goto_stmt"):
+    known = {str(declared_name(label)).lower(): (label, block) for label, block in labels}
+    for at, (goto, _) in enumerate(statements):
+        if goto.data != "goto_stmt":
+            continue
         target = _names(goto)[0]
         if str(target).lower() not in known:
             raise _refuse(f"GOTO {target}: no label {target} in {_KINDS[routine.data]} "
                           f"{declared_name(routine)}", target, path)
-        label, inside = known[str(target).lower()]
-        common = 0  # (both are paths from the routine down its blocks: what they share is a common start)
-        while common < min(len(inside), len(blocks)) and inside[common][1] is blocks[common][1]:
-            common += 1
-        outside = inside[common] if common < len(inside) else None
+        label, block = known[str(target).lower()]
+        outside = None  # (the outermost block around the label that the GOTO is outside of)
+        while block is not None and not spans[id(block[1])][0] <= at < spans[id(block[1])][1]:
+            outside, block = block, block[2]
         if outside is not None:
             raise _refuse(f"GOTO {target}: label {target} (line {label.meta.line}) stands in "
                           f"{_BLOCKS[outside[0].data]} (line {outside[0].meta.line}) this GOTO is outside of; a GOTO "
