@@ -62,6 +62,7 @@ def test_a_program_without_motion_is_written_back_byte_for_byte_with_every_outpu
     assert "Traceback" not in err
     text = report.read_text()
     assert "0 motions, 0 points" in text and "0 target text(s) changed" in text
+    assert "rounding of the written numbers" not in text  # (no number written: no reach, no rounding to state)
     with open(tmp_path / "report.csv", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0][:3] == ["motion", "instruction", "line"] and len(rows) == 1

@@ -136,11 +136,12 @@ class ProgramReport(Report):
                          f"{np.degrees(s.max_orientation_error):.3g} deg")
             lines.append(f"uncompensated, the deformed robot would miss by up to {s.uncompensated_max_position * 1e3:.4g} mm"
                          f" and {np.degrees(s.uncompensated_max_angle):.4g} deg")
-        lines.append(
-            f"rounding of the written numbers (32-bit, as the controller stores them): up to "
-            f"{self.rounding_position * 1e3:.3g} mm and {np.degrees(self.rounding_angle):.3g} deg at the TCP "
-            f"(bound at the program's reach {self.reach * 1e3:.0f} mm: {self.rounding_bound * 1e3:.3g} mm)"
-        )
+        if self.n_points:  # (a program without motion writes no number)
+            lines.append(
+                f"rounding of the written numbers (32-bit, as the controller stores them): up to "
+                f"{self.rounding_position * 1e3:.3g} mm and {np.degrees(self.rounding_angle):.3g} deg at the TCP "
+                f"(bound at the program's reach {self.reach * 1e3:.0f} mm: {self.rounding_bound * 1e3:.3g} mm)"
+            )
         if self.output == "joints":
             lines.append("note: joint targets change the interpolation of linear and circular moves (MoveL/MoveC, "
                          "movel/movep/movec): the robot moves joint-interpolated between the targets")
