@@ -9,6 +9,7 @@ a call from a state met before is done again, not run, and the work is bounded (
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
@@ -70,11 +71,6 @@ def _names(node: Tree) -> Counter:
     return Counter(str(t) for t in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"))
 
 
-def is_known_call(name: str) -> bool:
-    """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(QUIET_PREFIXES) or name in KNOWN_NAMES
-
-
 @dataclass(frozen=True)
 class Summary:
     """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
@@ -99,11 +95,6 @@ class Summary:
     elements: bool = False
     cyclic: bool = False
 
-    @property
-    def inert(self) -> bool:
-        """Moves nothing and changes nothing a motion reads: a call of it as a statement can be passed over."""
-        return self.holds is None and not self.assigns
-
 
 @dataclass(frozen=True)
 class _Left:
@@ -121,8 +112,8 @@ _END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 @dataclass
 class _Frame:
     """A running function (a thread's: no ``name``) or a loop followed in one (``counted``: unrolled): the depth of
-    unresolved conditions at its start, whether it is :attr:`Summary.inert`, the ``(kind, state, value)`` each
-    ``return`` (a loop's: ``break``, ``continue``) under such conditions leaves it with, its loops."""
+    unresolved conditions at its start, ``quiet`` (it moves nothing and changes nothing a motion reads), the ``(kind,
+    state, value)`` each ``return`` (a loop's: ``break``, ``continue``) under such conditions leaves it with, its loops."""
 
     depth: int
     name: str | None = None
@@ -130,6 +121,16 @@ class _Frame:
     counted: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _on(stack: list, item):
+    """``item`` on top of ``stack`` while the block runs."""
+    stack.append(item)
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 class Flow(calls.Texts):
@@ -177,11 +178,9 @@ class Flow(calls.Texts):
             self.body_of(definition), definition.children[1:2], 1), Summary(name, frozenset(), 1, False, cyclic=True))
 
     def facts(self, key: tuple | None, statements: list) -> Summary:
-        """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
-        ``key`` (``(id(construct), len(statements))``; None: each time)."""
-        return self._once(key, lambda: replace(self._walk(statements), changes=tuple(
-            sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
-            if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
+        """:class:`Summary` of a construct's ``statements``, found once per ``key`` (``(id(construct),
+        len(statements))``; None: each time)."""
+        return self._once(key, lambda: self._walk(statements))
 
     def _walk(self, statements, head=(), size: int = 0) -> Summary:
         """What ``statements`` (and the functions they call, the threads they start) may do, and the names they read
@@ -235,7 +234,9 @@ class Flow(calls.Texts):
                 stands, elements, cyclic = stands or inner.stands, elements or inner.elements, cyclic or inner.cyclic
             holds = holds if holds is not None else found
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
-        return Summary(holds, frozenset(assigns), size, moves, jumps, returns, (), tuple(sorted(reads)), stands,
+        changes = tuple(sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
+                        if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))
+        return Summary(holds, frozenset(assigns), size, moves, jumps, returns, changes, tuple(sorted(reads)), stands,
                        elements, cyclic)
 
     @cached_property
@@ -322,11 +323,8 @@ class Flow(calls.Texts):
     def run_sequence(self, statements, local: dict, depth: int) -> _Left | None:
         """``statements`` run as a sequence of their own (a branch, a loop's pass, a thread), before which where the
         robot stands is not known (:meth:`standing_pose`)."""
-        self.sequence_starts.append(len(self.steps))
-        try:
+        with _on(self.sequence_starts, len(self.steps)):
             return self.run_body(statements, local, depth)
-        finally:
-            self.sequence_starts.pop()
 
     def run_jump(self, st: Tree, local: dict, depth: int = 0) -> _Left:
         """``break``, ``continue`` or ``return``: under a condition not resolved in the loop or function it leaves,
@@ -362,11 +360,10 @@ class Flow(calls.Texts):
         self.started_threads.add(name)
         first = len(self.steps)
         self.unresolved_depth += 1
-        self.frames.append(_Frame(self.unresolved_depth))
         try:
-            self.run_sequence(body, {}, 1)
+            with _on(self.frames, _Frame(self.unresolved_depth)):
+                self.run_sequence(body, {}, 1)
         finally:
-            self.frames.pop()
             self.unresolved_depth -= 1
         self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
         self.note_unresolved(self.threads[name], f"thread {name}", first,
@@ -525,12 +522,8 @@ class Flow(calls.Texts):
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
         ``continue``), those it leaves the loop with (``break``) and a ``return`` that left it."""
         loop = _Frame(self.unresolved_depth)
-        loops = self.frames[-1].loops
-        loops.append(loop)
-        try:
+        with _on(self.frames[-1].loops, loop):
             left = self.run_sequence(body, local, depth)
-        finally:
-            loops.pop()
         ends: dict[str, list[State]] = {"continue": [], "break": []}
         for kind, state, _ in loop.exits:
             ends[kind].append(state)
@@ -555,45 +548,38 @@ class Flow(calls.Texts):
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"). A motion whose
         target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`; a
         count known only while running after all: :data:`_UNCOUNTED`."""
-        condition = st.children[0]
-        first = len(self.steps)
-        passes = 0
-        loops = self.frames[-1].loops
-        loops.append(_Frame(self.unresolved_depth, counted=True))
+        condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
         quiet = self.facts((id(st), len(body)), body).holds is None
-        start = self.statements_run
         try:
-            while True:
-                try:
-                    if not self.condition(condition, local):
+            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True)):
+                while True:
+                    try:
+                        if not self.condition(condition, local):
+                            break
+                    except Unsupported:
+                        return _UNCOUNTED
+                    passes += 1
+                    if passes > MAX_WHILE_PASSES:
+                        raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                    if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
+                        return _UNCOUNTED
+                    self.count(1, st)
+                    before = self.snapshot(local)
+                    left = self.run_body(body, local, depth)
+                    if left is not None and left.kind == "break":
                         break
-                except Unsupported:
-                    return _UNCOUNTED
-                passes += 1
-                if passes > MAX_WHILE_PASSES:
-                    raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
-                if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
-                    return _UNCOUNTED
-                self.count(1, st)
-                before = self.snapshot(local)
-                left = self.run_body(body, local, depth)
-                if left is not None and left.kind == "break":
-                    break
-                if left is not None and left.kind != "continue":  # (a return; _UNCOUNTED)
-                    return left
-                if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
-                    return _UNCOUNTED                         # ends; followed as a loop of unknown count)
+                    if left is not None and left.kind != "continue":  # (a return; _UNCOUNTED)
+                        return left
+                    if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it
+                        return _UNCOUNTED                         # never ends; followed as a loop of unknown count)
+            changing = pass_tables.take(self.steps[first:], self.per_pass, st)
+            if changing is not None:
+                raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes "
+                                  f"from pass to pass of this while{self.changed_by(st, changing)}: one written target "
+                                  "cannot serve every pass", st)
         except Unsupported:
             del self.steps[first:]
             raise
-        finally:
-            loops.pop()
-        changing = pass_tables.take(self.steps[first:], self.per_pass, st)
-        if changing is not None:
-            del self.steps[first:]
-            raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
-                              f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
-                              "serve every pass", st)
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
@@ -653,8 +639,8 @@ class Flow(calls.Texts):
 
     def found_nowhere(self, name: str) -> bool:
         """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's)."""
-        return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name == "set_tcp"
-                    or is_known_call(name))
+        return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name in KNOWN_NAMES
+                    or name.startswith(QUIET_PREFIXES))
 
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
         """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
@@ -685,7 +671,8 @@ class Flow(calls.Texts):
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
         state equal on what it may read, what it did then is done again. Returns its value (None: none or unknown)."""
         summary = self.summary(name)
-        passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
+        inert = summary.holds is None and not summary.assigns  # (moves nothing, changes nothing a motion reads)
+        passed = inert and not for_value
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
             line, column = line_col(call)
@@ -728,12 +715,9 @@ class Flow(calls.Texts):
             self.count(units, call)
             return returned
         mark, first = self._mark(), len(self.steps)
-        frame = _Frame(self.unresolved_depth, name, summary.inert)
-        self.frames.append(frame)
-        try:
+        frame = _Frame(self.unresolved_depth, name, inert)
+        with _on(self.frames, frame):
             left = self.run_body(self.body_of(function), scope, depth + 1)  # (None, or a return)
-        finally:
-            self.frames.pop()
         returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
             self.merge([self.snapshot(scope), *(state for _, state, _ in frame.exits)], scope, name)
