@@ -112,7 +112,7 @@ class _Walker(Flow, Motions, Values):
             text, "#")
         self._summaries: dict = {}  # what is found once (Flow._once)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
-        self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
+        self._exploring: list[Tree] = []  # loops whose passes are followed only to find their head (Flow.settle)
         self._calls_done: dict = {}  # calls by the state they ran from, and those that moved (Flow.call_function_of_file)
         self._moved: dict = {}
         self.started_threads: set[str] = set()
