@@ -78,14 +78,20 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
     a table each, as a loop's."""
     frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
-    for step in steps if frozen else ():
+    earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
+    for step in steps if frozen else ():  # advances at the motion, after they are read: no table, they clash
         call = in_call.get(id(step))
         if call is not None and isinstance(step, MotionRun):  # (a wait a call ran has no text)
-            for key in frozen.intersection(map(tuple, step.text[:, :2].tolist())):
-                of_text.setdefault(key, {})[call] = None
+            statement = step.statement[step.row_of_points()]
+            for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
+                if key in frozen:
+                    of_text.setdefault(key, {})[call] = None
+                    if not statement[i, 0] <= key[0] < statement[i, 1]:
+                        earlier.add(key)
     grouped: dict[tuple, Calls] = {}
     for key, ran in of_text.items():
-        per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
+        if key not in earlier:
+            per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
 
 
 def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str, int]]]], steps: list,

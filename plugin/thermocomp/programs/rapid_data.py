@@ -331,10 +331,13 @@ class _Declarations:
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
 
-    def _array(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | None, local) -> list | None:
-        """An array's initial value (nested lists, one level a dimension) with each element checked as ``dtype``;
-        given none (``value`` None), its elements at :meth:`default_value`, or None where it has too many."""
-        sizes = [self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
+    def _array(self, value: object, dims: Tree | list[int], dtype: str, name: str, where: Tree | None, local
+               ) -> list | None:
+        """An array's value (nested lists, one level a dimension of ``dims``: its declared sizes) with each element
+        checked as ``dtype``; given none (``value`` None), its elements at :meth:`default_value`, or None where it
+        has too many."""
+        sizes = dims if isinstance(dims, list) else [
+            self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
         if where is None:
             if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
                 return None
@@ -700,7 +703,8 @@ class _Declarations:
         data = None if scope is None else scope[key]  # type: ignore[index]
         if data is None or key in self._params.get(id(local), ()) or (
                 (self.changed_at(key) is not None or data.value is None) if steps
-                else self.fields_of(data.type) is None and data.type not in _ATOMIC):
+                else self.fields_of(data.type) is None and data.type not in _ATOMIC and not (
+                    data.type.endswith("}") and isinstance(data.value, list))):  # (a whole array: its sizes known)
             self.record_change(statement, local)
             return
         try:  # (a part is given into a copy: not a read the next cycle depends on, the part is overwritten)
@@ -708,7 +712,9 @@ class _Declarations:
             holder, at, dtype = box, 0, data.type
             for step in steps:
                 holder, at, dtype = self._into(holder[at], dtype, step, local, data.name)
-            holder[at] = self._typed(value_node, local, dtype)
+            holder[at] = self._typed(value_node, local, dtype) if steps or not dtype.endswith("}") else \
+                self._array(self.evaluate(value_node, local), _sizes(data.value, dtype), dtype[:dtype.index("{")],
+                            data.name, value_node, local)
             value = box[0]
         except _Unsupported:
             self.record_change(statement, local)
@@ -960,6 +966,15 @@ def _T_from_pose(pose) -> FloatArray:
 def _known(value: object) -> bool:
     """``value`` holds no unknown part (None) at any depth."""
     return value is not None and (not isinstance(value, list) or all(_known(v) for v in value))
+
+
+def _sizes(value: list, dtype: str) -> list[int]:
+    """The sizes of the array ``value`` of type ``dtype`` (``num{,}``: two dimensions), one a dimension."""
+    sizes = []
+    for _ in range(dtype.count(",") + 1):
+        sizes.append(len(value))
+        value = value[0] if value else []
+    return sizes
 
 
 def _copy(value):

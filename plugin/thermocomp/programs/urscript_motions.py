@@ -215,8 +215,9 @@ class Motions:
         outer = node
         if node.data == "call" and str(node.children[0]) == "get_inverse_kin":  # (an expression: a tree)
             args, kwargs = split_arguments(node)
-            if len(args) != 1 or set(kwargs) - {"qnear", "maxPositionError", "maxOrientationError"}:
-                raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
+            named = ("qnear", "maxPositionError", "maxOrientationError")  # (the manual's order after the pose)
+            if not 1 <= len(args) <= 4 or set(kwargs) - set(named[len(args) - 1:]):
+                raise Unsupported("get_inverse_kin: only a pose, qnear and the largest errors are followed", node)
             node = args[0]
         whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
         value = self.evaluate(node, local)

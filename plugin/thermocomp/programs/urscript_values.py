@@ -598,6 +598,9 @@ class Values:
 
     def _argument(self, function: Tree, param: str, node, local: dict) -> Binding:
         if node.data == "name":
+            held = local.get(str(node.children[0])) or self.globals.get(str(node.children[0]))
+            if held is not None and held.solved is not None:  # (get_inverse_kin of a known pose: a motion reads
+                return held  # that pose, Motions.point)
             try:
                 binding = self.lookup(node.children[0], local)
             except Unsupported as exc:  # known only while running: an error where it is read
@@ -608,7 +611,9 @@ class Values:
         try:
             value = self.evaluate(node, local)
         except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
-            return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})")
+            solved = self.inverse_kin(node, local) if node.data == "call" else None  # (as an assignment's: assign)
+            return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})",
+                           solved=solved)
         if self._stood != stood:  # (computed from the pose the robot stands at: Values.condition)
             return Binding(value, None, param, stood=self._stood[1])
         if node.data in ("pose", "list"):  # a target written at the call site: written there when the function reads

@@ -1,0 +1,158 @@
+"""Three classes of programs the readers refused or wrote wrongly, written from the manuals' syntax (ABB,
+"Technical reference manual - RAPID Instructions, Functions and Data types": an array assigned whole from an
+aggregate; UR, "The URScript Programming Language": ``get_inverse_kin(x, qnear, maxPositionError,
+maxOrientationError, tcp)``), not from any fetched program.
+
+- RAPID ``height := [3, 0, 0];`` of a ``VAR num height{3}``: a whole array given constants was taken as changed at
+  run time, so a motion reading one of its elements was refused. It is followed as an element's assignment is; an
+  aggregate of another size is an error the controller also gives.
+- URScript ``get_inverse_kin(x, qnear)`` with ``qnear`` (and the largest errors) positional, as the manual lists
+  them, was refused ("only a pose and qnear are followed"); a joint position ``get_inverse_kin`` gives of a known
+  pose passed to a function (``go(q)``, ``go(get_inverse_kin(p))``) was refused as known only while running.
+- A function called with different poses whose motion moves to ``get_inverse_kin`` of a pose assigned in an earlier
+  statement (``local q = get_inverse_kin(above)`` then ``movej(q)``) was written as a table read by that statement
+  but walked by a counter advanced at the motion, after the read: each call moved to another call's target (the
+  first to none). Such a text is now refused naming the call, as a loop's pass-varying one is; written inside the
+  motion it is a table and every call reaches its target.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_programs_rapid_cell import _check_compensated, _module
+from test_programs_ucall import DOWN, _check, _poses
+
+from thermocomp import load_robot
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import transform
+from thermocomp.programs import read_program
+
+UP = transform(np.eye(3), [0.0, 0.0, 0.003])  # (Offs(a, 0, 0, 3): 3 mm up in the work object, here the base)
+
+
+# ----- RAPID: an array assigned whole
+
+
+def test_a_num_array_assigned_whole_from_constants_is_followed(tmp_path, rng):
+    """``height := [3, 0, 0];`` then ``MoveL Offs(a, 0, 0, height{1})``: the motion goes 3 mm above ``a``, not the
+    declared 1 mm; it is compensated and reached on the warm robot."""
+    src, T = _module(load_robot("irb140"), rng,
+                     "    height := [3, 0, 0];\n    MoveL Offs(a, 0, 0, height{1}), v100, fine, tGrip;\n"
+                     "    MoveL b, v100, fine, tGrip;\n", decl="  VAR num height{3} := [1, 2, 3];\n")
+    _check_compensated(tmp_path, src, [UP @ T["a"], T["b"]], rng)
+
+
+def test_a_robtarget_array_assigned_whole_is_written_where_the_aggregate_is(tmp_path, rng):
+    """``pts := [a_literal, b_literal];`` of a ``VAR robtarget pts{2}`` declared with other values: the motions to
+    ``pts{1}``, ``pts{2}`` go to the assigned targets, whose texts (in the assignment) are the ones corrected; the
+    declaration is read nowhere after and stays."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    MoveL c, v100, fine, tGrip;\n")
+    literal = {n: src.split(f"CONST robtarget {n}:=", 1)[1].split(";", 1)[0] for n in "abc"}
+    src = src.replace("    MoveL c,", f"    pts := [{literal['a']}, {literal['b']}];\n"
+                                      "    MoveL pts{2}, v100, fine, tGrip;\n    MoveL pts{1}, v100, fine, tGrip;\n"
+                                      "    MoveL c,")
+    src = src.replace("  PROC main()", f"  VAR robtarget pts{{2}} := [{literal['c']}, {literal['c']}];\n  PROC main()")
+    _check_compensated(tmp_path, src, [T["b"], T["a"], T["c"]], rng)
+
+
+@pytest.mark.parametrize("value", ["[3, 0]", "[[3, 0, 0]]", "[3, 0, 0, 0]"])
+def test_an_aggregate_of_another_size_is_an_error_naming_its_line(tmp_path, value):
+    """The controller refuses an aggregate whose size is not the array's: an error at the assignment's line."""
+    path = tmp_path / "cell.mod"
+    path.write_text("MODULE cell\n  CONST robtarget p := [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                    "  VAR num height{3} := [1, 2, 3];\n  PROC main()\n"
+                    f"    height := {value};\n    MoveL Offs(p, 0, 0, height{{1}}), v100, fine, tool0;\n"
+                    "  ENDPROC\nENDMODULE\n")
+    with pytest.raises(InputError, match=r"line 5: height\{3\}: expected 3 elements at dimension 1") as info:
+        read_program(path)
+    assert str(path) in str(info.value)
+
+
+def test_an_array_assigned_in_a_branch_on_an_input_stays_refused(tmp_path, rng):
+    """An aggregate given inside ``IF DInput(...)``: one path gives it, the other not, so its value at the motion
+    is not known: refused naming the assignment's line (data, not control flow, decide)."""
+    src, _ = _module(load_robot("irb140"), rng,
+                     "    IF DInput(di1) = 1 THEN\n      height := [5, 5, 5];\n    ENDIF\n"
+                     "    MoveL Offs(a, 0, 0, height{1}), v100, fine, tGrip;\n", decl="  VAR num height{3} := [1, 2, 3];\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    [finding] = read_program(path).unsupported
+    line = src.splitlines().index("      height := [5, 5, 5];") + 1
+    assert finding.line == line + 2 and f"line {line} gives it a value inside the IF" in finding.message
+
+
+# ----- URScript: get_inverse_kin as the manual writes it
+
+HEAD = "def prog():\n  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"
+
+
+def _pose(T) -> str:
+    from program_builders import ur_pose_text
+    return ur_pose_text(T)
+
+
+@pytest.mark.parametrize("call", ["get_inverse_kin(a, qn)", "get_inverse_kin(a, qn, 1e-10)",
+                                  "get_inverse_kin(a, qn, 1e-10, 1e-10)",
+                                  "get_inverse_kin(a, qn, maxOrientationError=1e-10)"])
+def test_qnear_and_the_errors_may_be_positional(tmp_path, rng, call):
+    """The manual's order ``(x, qnear, maxPositionError, maxOrientationError)``: positional or by keyword, the
+    motion's target is the pose ``a``, written where ``a`` is."""
+    T = _poses(rng, 2)
+    src = (HEAD + f"  a = {_pose(T[0])}\n  qn = [0, -1.57, 1.57, -1.57, -1.57, 0]\n"
+           f"  movej({call}, a=1.2, v=0.5)\n  q = {call}\n  movej(q, a=1.2, v=0.5)\n"
+           f"  movel({_pose(T[1])}, a=1.2, v=0.25)\nend\n")
+    text, _ = _check(tmp_path, rng, src, [T[0], T[0], T[1]])
+    assert f"  movej({call}, a=1.2, v=0.5)" in text
+
+
+@pytest.mark.parametrize("call", ["get_inverse_kin(a, qn, 1e-10, 1e-10, tcp=p[0, 0, 0.2, 0, 0, 0])",
+                                  "get_inverse_kin(a, qn, 1e-10, 1e-10, p[0, 0, 0.2, 0, 0, 0])",
+                                  "get_inverse_kin(a, qn, qnear=qn)"])
+def test_another_tcp_or_qnear_twice_is_still_refused(tmp_path, rng, call):
+    """A ``tcp`` (the joints of another TCP at the pose) is not followed; neither is ``qnear`` given twice."""
+    T = _poses(rng, 1)
+    path = tmp_path / "cell.script"
+    path.write_text(HEAD + f"  a = {_pose(T[0])}\n  qn = [0, -1.57, 1.57, -1.57, -1.57, 0]\n"
+                    f"  movej({call}, a=1.2, v=0.5)\nend\n")
+    [finding] = read_program(path).unsupported
+    assert finding.line == 5 and finding.message.startswith("get_inverse_kin: only a pose, qnear")
+
+
+@pytest.mark.parametrize("argument", ["q", "get_inverse_kin(b)"])
+def test_a_joint_position_of_a_known_pose_passed_to_a_function_is_moved_to_that_pose(tmp_path, rng, argument):
+    """``def go(q): movej(q) end``, called with a variable ``get_inverse_kin`` gave and with the call itself: each
+    motion goes to its pose; the poses' texts are the ones written, and every call reaches its own."""
+    T = _poses(rng, 3)
+    src = (HEAD + "  def go(q, v=0.5):\n    movej(q, a=1.2, v=v)\n  end\n"
+           f"  a = {_pose(T[0])}\n  b = {_pose(T[1])}\n  q = get_inverse_kin(a)\n  go(q)\n"
+           f"  go({argument}, v=0.3)\n  movel({_pose(T[2])}, a=1.2, v=0.25)\nend\n")
+    _check(tmp_path, rng, src, [T[0], T[0] if argument == "q" else T[1], T[2]])
+
+
+def test_a_per_call_target_read_before_its_motion_is_refused_not_written_wrongly(tmp_path, rng):
+    """``local qa = get_inverse_kin(pose_trans(t, down))`` then ``movej(qa)``, called with two poses: a table read
+    in the assignment would be walked by a counter the motion advances after it (each call would move to another
+    call's target), so the reader refuses it naming the second call; nothing is written."""
+    T = _poses(rng, 2)
+    src = (HEAD + "  def approach(t):\n    local qa = get_inverse_kin(pose_trans(t, p[0, 0, -0.05, 0, 0, 0]))\n"
+           "    movej(qa, a=1.2, v=0.5)\n    movel(t, a=1.2, v=0.25)\n  end\n"
+           f"  approach({_pose(T[0])})\n  approach({_pose(T[1])})\nend\n")
+    path = tmp_path / "cell.script"
+    path.write_text(src)
+    [finding] = read_program(path).unsupported
+    assert finding.line == 9 and finding.message == (
+        "movej at line 5 needs another target on this call of approach than on an earlier one: one written target "
+        "cannot serve every call")
+
+
+def test_the_same_target_written_inside_the_motion_is_a_table_every_call_reaches(tmp_path, rng):
+    """``movej(get_inverse_kin(pose_trans(t, down)))``: the text is the motion's own, a table walked call by call
+    (the counter advances before the motion that reads it); every call reaches its approach and its target."""
+    T = _poses(rng, 2)
+    src = (HEAD + "  def approach(t):\n    movej(get_inverse_kin(pose_trans(t, p[0, 0, -0.05, 0, 0, 0])), a=1.2, v=0.5)\n"
+           "    movel(t, a=1.2, v=0.25)\n  end\n"
+           f"  approach({_pose(T[0])})\n  approach({_pose(T[1])})\nend\n")
+    text, _ = _check(tmp_path, rng, src, [T[0] @ DOWN, T[0], T[1] @ DOWN, T[1]])
+    assert "get_inverse_kin(tc_pass_t1[tc_pass_n1])" in text
