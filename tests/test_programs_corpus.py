@@ -75,6 +75,7 @@ _GATHERINGS = [
     ("held-out-16", 12, 6, None, None, ()),
     ("held-out-17", 25, 11, ("rapid", 25), None, ()),
     ("held-out-18", 25, 6, ("urscript", 25), None, ()),
+    ("held-out-19", 25, 15, ("rapid", 20), None, ()),
 ]
 
 

@@ -9,6 +9,13 @@ maxOrientationError, tcp)``), not from any fetched program.
 - URScript ``get_inverse_kin(x, qnear)`` with ``qnear`` (and the largest errors) positional, as the manual lists
   them, was refused ("only a pose and qnear are followed"); a joint position ``get_inverse_kin`` gives of a known
   pose passed to a function (``go(q)``, ``go(get_inverse_kin(p))``) was refused as known only while running.
+- UR's ``optimovej``/``optimovel`` (SW 5.21: ``movej``/``movel`` whose ``a`` and ``v`` are fractions of the
+  robot's limits) were passed over as functions "thermocomp does not know", assuming they move nothing: their
+  targets were left uncompensated. They are motions now; the manual's functions that move nothing and were missing
+  (``motion_version_set``, ``tool_wrench_limit_disable``, ...) no longer refuse a motionless preamble.
+- RAPID ``%"rPath" + NumToStr(n, 0)%`` (a late-bound call whose routine is known only while running, often in a
+  module ``Load``-ed while running) in a task with no motion of its own was written back "unchanged" with a note:
+  its routine's motions were never seen. It is refused, as it is beside motions.
 - A function called with different poses whose motion moves to ``get_inverse_kin`` of a pose assigned in an earlier
   statement (``local q = get_inverse_kin(above)`` then ``movej(q)``) was written as a table read by that statement
   but walked by a counter advanced at the motion, after the read: each call moved to another call's target (the
@@ -156,3 +163,70 @@ def test_the_same_target_written_inside_the_motion_is_a_table_every_call_reaches
            f"  approach({_pose(T[0])})\n  approach({_pose(T[1])})\nend\n")
     text, _ = _check(tmp_path, rng, src, [T[0] @ DOWN, T[0], T[1] @ DOWN, T[1]])
     assert "get_inverse_kin(tc_pass_t1[tc_pass_n1])" in text
+
+
+# ----- URScript: optimovej and optimovel are motions; the manual's quiet functions are known
+
+
+def test_optimovej_and_optimovel_are_compensated_as_movej_and_movel(tmp_path, rng):
+    """Their targets are corrected where they are written and reached on the warm robot; ``a``/``v`` fractions
+    of the limits are not taken as speeds (no joint-speed finding from them)."""
+    T = _poses(rng, 3)
+    src = (HEAD + "  motion_version_set(2)\n  jerk_gain_scaling_set(0.5)\n"
+           f"  a = {_pose(T[0])}\n  optimovej(get_inverse_kin(a), a=0.4, v=0.6)\n"
+           f"  optimovel({_pose(T[1])}, 0.3, 0.3, 0)\n  movel({_pose(T[2])}, a=1.2, v=0.25)\nend\n")
+    text, report = _check(tmp_path, rng, src, [T[0], T[1], T[2]])
+    assert not any("optimove" in n or "motion_version_set" in n for n in report.notes)
+    assert [r.instruction for r in report.rows] == ["optimovej", "optimovel", "movel"]
+    assert not any("joint speed" in f for r in report.rows[:2] for f in r.findings)
+
+
+@pytest.mark.parametrize("call", ["motion_version_set(2)", "tool_wrench_limit_disable()", "servostop()"])
+def test_a_motionless_preamble_calling_a_quiet_function_of_the_manual_is_written_back(tmp_path, call):
+    """A PolyScope preamble with no motion (the External Control URCap's) calling a function of the manual that
+    moves nothing: no motion to compensate, the script written back byte for byte (not refused as a call of a
+    function found nowhere)."""
+    from helpers import run_program
+    from test_programs_rapid_cell import ZERO
+
+    path, out = tmp_path / "pre.script", tmp_path / "pre_out.script"
+    path.write_text(f"def unnamed():\n  set_tool_voltage(0)\n  {call}\n  textmsg(\"ready\")\nend\n")
+    report = run_program("ur5", ZERO, path, out)
+    assert report.n_points == 0 and out.read_bytes() == path.read_bytes()
+
+
+# ----- RAPID: a late-bound call of a routine known only while running
+
+
+def _late(tmp_path, call: str, moves: bool, loads: bool):
+    path = tmp_path / "cell.mod"
+    motion = "    MoveJ p10, v100, fine, tool0;\n" if moves else ""
+    load = "    Load \\Dynamic, \"HOME:/part.mod\";\n" if loads else ""
+    path.write_text("MODULE cell\n  CONST robtarget p10 := [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                    "  VAR string sRoutine;\n  PROC main()\n    VAR num nType;\n    nType := AInput(aiType);\n"
+                    f"    sRoutine := \"rPath\" + NumToStr(nType, 0);\n{load}{motion}    {call}\n  ENDPROC\n"
+                    "  PROC rLog()\n    TPWrite \"log\";\n  ENDPROC\nENDMODULE\n")
+    return path, 8 + moves + loads
+
+
+@pytest.mark.parametrize("call", ['%"rPath" + NumToStr(nType, 0)%;', '%"PartModule:main"%;', "%sRoutine%;"])
+@pytest.mark.parametrize(("moves", "loads"), [(False, False), (True, False), (False, True)])
+def test_a_late_bound_call_of_a_routine_the_task_may_not_hold_is_refused(tmp_path, call, moves, loads):
+    """Its routine may be in a module loaded while running, which may move: refused naming the call's line and
+    column, nothing written, where the task moves (its motions are compensated around a call not followed), where
+    it loads modules (``Load``), or where no routine of the task starts as the name's text does (``"rPath" + ...``,
+    ``"PartModule:main"``). A name held in a variable of a task that loads nothing and moves nothing can only run one
+    of the task's routines, none of which moves: written back unchanged, the call noted."""
+    from helpers import run_program
+    from test_programs_rapid_cell import ZERO
+
+    path, line = _late(tmp_path, call, moves, loads)
+    out = tmp_path / "cell_out.mod"
+    if call == "%sRoutine%;" and not (moves or loads):
+        report = run_program("irb140", ZERO, path, out)
+        assert out.read_bytes() == path.read_bytes()
+        assert any(f":{line}:5: a late-bound call" in n for n in report.notes)
+        return
+    with pytest.raises(InputError, match="a late-bound call .* known only while running is not followed") as info:
+        run_program("irb140", ZERO, path, out)
+    assert info.value.row == line and info.value.column == 5 and not out.exists()

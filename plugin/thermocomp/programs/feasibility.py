@@ -241,6 +241,8 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
         q_prev[at] = q_s
     arrived = row_max_abs(q_prev - q_end)
     speed_ratio, speed_joint = speeds.max(axis=1), speeds.argmax(axis=1)
+    # (a move without a programmed speed, UR's optimovel, keeps within the joints' limits itself: not checked)
+    speed_ratio[~np.tile(np.isfinite(motions.tcp_speed[moves]) | ~np.isnan(motions.duration_s[moves]), k)] = 0.0
     flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
     for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
         i = int(moves[flat % len(moves)])

@@ -287,12 +287,28 @@ class _Calls(calls.Texts):
         except _Unsupported:
             name = None
         if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+            self.late_unknown = self.late_unknown or self._loaded_maybe(statement.children[0])
             raise _Unsupported("a late-bound call (%...%) whose routine is known only while running is not followed",
                                statement)
         where = statement.children[0]
         meta = where.meta if isinstance(where, Tree) else statement.meta
         token = Token.new_borrow_pos("NAME", name, meta)
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
+
+    def _loaded_maybe(self, expression: Tree | Token) -> bool:
+        """Whether a late-bound call of ``expression`` (a name known only while running) may run a routine of a module
+        loaded while running, whose motions the task given does not hold (:meth:`_Flow.run`): the task loads modules
+        (``Load``, ``StartLoad``), or no routine of the task starts as the name's text does (``"rPath" + ...``,
+        ``"Part:main"`` of a module not given)."""
+        head = expression
+        while isinstance(head, Tree) and head.data == "add":
+            head = head.children[0]
+        if isinstance(head, Tree) and head.data == "string":
+            start = str(self.evaluate(head, None)).lower()
+            if ":" in start or not any(name.startswith(start) for name in self.procs):
+                return True
+        return any(str(call.children[0]).lower() in ("load", "startload") for tree in self.task_trees
+                   for call in tree.find_data("call") if isinstance(call.children[0], Token))
 
     def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``CONNECT intno WITH trap;``: a TRAP that moves nothing; what it assigns is changed from here on."""

@@ -77,6 +77,8 @@ class _Flow(_Calls):
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
+        self.late_unknown = False  # a late-bound call ran whose routine may be in a module loaded while running
+        self.task_trees = (tree, *(m.tree for m in self.task.modules))
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             code_lines(text, "!") for _, text, _ in self._files)
@@ -106,7 +108,7 @@ class _Flow(_Calls):
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
-        if self.unsupported and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
+        if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in (tree, *(m.tree for m in self.task.modules))):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
             self.unsupported.clear()

@@ -57,7 +57,11 @@ QUIET_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "ran
 #: no target), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
                          "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
-                         "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
+                         "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", "servostop",
+                         "motion_version_set", "jerk_gain_scaling_set", "tool_wrench_limit_disable", "tool_contact",
+                         "encoder_enable_pulse_decode", "encoder_enable_set_tick_count", "encoder_set_tick_count",
+                         "encoder_get_tick_count", "encoder_unwind_delta_tick_count", "pause_on_error_code",
+                         "path_offset_disable", "path_offset_get", *BUILTINS))
 
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000

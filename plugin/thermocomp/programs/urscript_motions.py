@@ -1,6 +1,7 @@
-"""URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
-time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`) in bulk (:meth:`Motions.run_moves`),
-by one resolver (:func:`motion_parameters`). A statement the columns do not take goes to the general rules.
+"""URScript's motions: ``movej``/``movel``/``movep``/``movec`` (``servoc``, ``optimovej``, ``optimovel``) resolved
+into the program model, one statement at a time (:meth:`Motions.run_motion`) or a ``MOVES`` token
+(:data:`MOVES_PATTERN`) in bulk (:meth:`Motions.run_moves`), by one resolver (:func:`motion_parameters`). A
+statement the columns do not take goes to the general rules.
 """
 
 from __future__ import annotations
@@ -34,10 +35,13 @@ MOTIONS = {
     "movep": (LINEAR, 1, 1.2, 0.25),
     "movec": (CIRCULAR, 2, 1.2, 0.25),
     "servoc": (LINEAR, 1, 1.2, 0.25),  # (the manual: as movep, "circular in tool-space", to one pose)
+    "optimovej": (JOINT, 1, 0.3, 0.3),  # (SW 5.21: as movej and movel, ``a`` and ``v`` fractions of the
+    "optimovel": (LINEAR, 1, 0.3, 0.3),  # robot's limits, not speeds: timed at those limits, a lower bound)
 }
 #: Their parameters in order (positional arguments), after the point(s).
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
-              "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r")}
+              "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r"), "optimovej": ("a", "v", "r"),
+              "optimovel": ("a", "v", "r")}
 
 # One plain motion of a ``MOVES`` token, written once. Every repetition is possessive (linear in the text); a name
 # is a variable, not one of URScript's keywords (the general rules refuse those).
@@ -181,6 +185,8 @@ class Motions:
         except Refused as refused:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
+        if name.startswith("optimove"):  # (fractions of the limits: the datasheet's joint speeds time it)
+            a = v = float("inf")
         self.count(1, call)
         self.steps.append(MotionRun.of_columns(
             points, instruction=name, kind=kind, statement=span_of(call), name=span_of(call.children[0]),
