@@ -60,14 +60,13 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
-_LOAD0 = [0.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]
 
 #: Predefined data of the RAPID base (ABB RAPID reference: tool0, wobj0, load0,
 #: speeddata v5..v7000 and vmax with v_ori 500 deg/s, zonedata).
 PREDEFINED: dict[str, tuple[str, object]] = {
     "tool0": ("tooldata", [True, _IDENTITY_POSE, [0.001, [0.0, 0.0, 0.001], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]]),
     "wobj0": ("wobjdata", [False, True, "", _IDENTITY_POSE, _IDENTITY_POSE]),
-    "load0": ("loaddata", _LOAD0),
+    "load0": ("loaddata", [0.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]),
     "vmax": ("speeddata", [5000.0, 500.0, 5000.0, 1000.0]),
     **{f"v{v}": ("speeddata", [float(v), 500.0, 5000.0, 1000.0])
        for v in (5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000,
@@ -312,12 +311,14 @@ class _Declarations:
             None if scope is self.module_data else scope)
         try:  # (an initial value that cannot be evaluated: any use of it is unsupported)
             value = None if value_node is None else self.evaluate(value_node, local)
-            if dims is not None and (value_node is not None or storage == "var"):
-                value = self._array(value, dims, dtype, str(name_token), value_node, local)
-            elif value_node is not None:
-                self.check_record(value, dtype, value_node)
-            elif storage == "var":  # (RAPID: a VAR without a value starts at 0, FALSE, "")
-                value = self.default_value(dtype)
+            sizes = [] if dims is None or value_node is None and storage != "var" else [
+                self.check_integer(self._number(d, local), f"{name_token}'s size", d) for d in dims.children]
+            if value_node is not None:
+                self.check_array(value, sizes, dtype, str(name_token), value_node)
+            elif storage == "var" and (not sizes or min(sizes) >= 1 and math.prod(sizes) <= MAX_UNSET_ELEMENTS):
+                value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+                for n in reversed(sizes):
+                    value = [_copy(value) for _ in range(n)]
         except _Unsupported:
             value = None
         if local is None and key in scope:  # RAPID refuses it: which one counts?
@@ -331,30 +332,16 @@ class _Declarations:
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
 
-    def _array(self, value: object, dims: Tree | list[int], dtype: str, name: str, where: Tree | None, local
-               ) -> list | None:
-        """An array's value (nested lists, one level a dimension of ``dims``: its declared sizes) with each element
-        checked as ``dtype``; given none (``value`` None), its elements at :meth:`default_value`, or None where it
-        has too many."""
-        sizes = dims if isinstance(dims, list) else [
-            self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
-        if where is None:
-            if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
-                return None
-            value = self.default_value(dtype)
-            for n in reversed(sizes):
-                value = [_copy(value) for _ in range(n)]
-            return value  # type: ignore[return-value]
-
-        def check(items: object, level: int) -> None:
-            if not isinstance(items, list) or len(items) != sizes[level]:
-                raise self.error(f"{name}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
-                                 f"dimension {level + 1}, got {_describe(items)}", where)
-            for item in items:
-                check(item, level + 1) if level + 1 < len(sizes) else self.check_record(item, dtype, where)
-
-        check(value, 0)
-        return value  # type: ignore[return-value]
+    def check_array(self, value: object, sizes: list[int], dtype: str, name: str, where: Tree, level: int = 0) -> None:
+        """``value`` holds ``sizes`` elements along each dimension of array ``name`` (nested lists, one level a
+        dimension; no sizes: one value), each of the shape of RAPID type ``dtype``; else an :class:`InputError`."""
+        if level == len(sizes):
+            return self.check_record(value, dtype, where)
+        if not isinstance(value, list) or len(value) != sizes[level]:
+            raise self.error(f"{name}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
+                             f"dimension {level + 1}, got {_describe(value)}", where)
+        for item in value:
+            self.check_array(item, sizes, dtype, name, where, level + 1)
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (0, FALSE, "", records component by
@@ -481,6 +468,14 @@ class _Declarations:
         return _EVALUATORS[node.data](self, node, local)
 
     def evaluate_as(self, node, local, dtype: str) -> object:
+        """The value of ``node`` given to a datum of ``dtype``: of its kind, its shape, or any for a type not known."""
+        if dtype in _ATOMIC:
+            value = self.evaluate(node, local)
+            if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
+                raise _Unsupported(f"a {dtype} given {_describe(value)}", node)
+            return value
+        if self.fields_of(dtype) is None:
+            return self.evaluate(node, local)
         value, vtype = self.evaluate_typed(node, local)
         if vtype is not None and vtype != dtype:
             raise self.error(f"expected a {dtype}, got a {vtype}", node)
@@ -492,10 +487,14 @@ class _Declarations:
         return data.value, data.type
 
     def _numbers(self, node: Tree, local) -> tuple[object, None]:
+        """The nested lists of floats of a ``NUMBERS`` token (``[[515,0,712],[1,0,0,0]]``, ``.5``, ``9E+09``)."""
         text = str(node.children[0])
         if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(text)):  # (as rapid_motions reads a column)
             raise self.error(f"a number of {text} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
-        return numbers_value(text), None
+        try:
+            return json.loads(text, parse_int=float), None
+        except ValueError:  # RAPID allows what JSON does not: .5, 5., +5, 09: each number rewritten as JSON first
+            return json.loads(NUMBER.sub(lambda m: json.dumps(float(m.group())), text)), None
 
     def literal(self, node: Tree, local=None) -> tuple[float, str]:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
@@ -540,7 +539,10 @@ class _Declarations:
         return element, data.type[:data.type.index("{")]
 
     def operation(self, node: Tree, local) -> tuple[object, str]:
-        """``a op b`` (:data:`_OPERATORS`), the operands read left to right; ``+`` of strings joins them."""
+        """``a op b`` (:data:`_OPERATORS`), the operands read left to right; ``+`` of strings joins them. Of RAPID's
+        ``pos`` and ``orient`` as the RAPID kernel's arithmetic operators define them: ``pos + pos``, ``pos - pos``
+        (vector sum, difference), ``num * pos``, ``pos * num`` (scaled), ``pos * pos`` (vector product, mm) and
+        ``orient * orient`` (the rotations linked: the quaternion product); any other operands are not computed."""
         op, (left, right) = node.data, node.children
         kind, function = _OPERATORS[op]
         a = self.evaluate(left, local)
@@ -551,13 +553,27 @@ class _Declarations:
             if len(a) + len(b) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
                 raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
             return a + b, "string"
-        if op in ("add", "sub", "mul") and isinstance(a, list):  # (pos + pos, pos * num, orient * orient, ...)
-            return _vector_operation(op, a, self.evaluate(right, local), node)
-        if kind in ("num", "order"):  # (the left operand checked before the right one is read)
+        vector = op in ("add", "sub", "mul") and isinstance(a, list)  # (pos + pos, pos * num, orient * orient, ...)
+        if kind in ("num", "order") and not vector:  # (the left operand checked before the right one is read)
             a = self._as_number(a, left)
         b = self.evaluate(right, local)
-        if op == "mul" and isinstance(b, list):  # (num * pos)
-            return _vector_operation(op, a, b, node)
+        if vector or op == "mul" and isinstance(b, list):  # (or num * pos)
+            shapes = tuple(len(v) if isinstance(v, list) and all(map(_number, v)) else 0 if _number(v) else -1
+                           for v in (a, b))
+            x, y = (np.array(v, dtype=float) if isinstance(v, list) else float(v) for v in (a, b))  # type: ignore[arg-type]
+            if op == "mul" and shapes in ((3, 0), (0, 3)):
+                value, dtype = x * y, "pos"
+            elif shapes == (3, 3):
+                value, dtype = x + y if op == "add" else x - y if op == "sub" else np.cross(x, y), "pos"
+            elif op == "mul" and shapes == (4, 4):
+                value, dtype = np.array([x[0] * y[0] - x[1:] @ y[1:], *(x[0] * y[1:] + y[0] * x[1:]
+                                                                       + np.cross(x[1:], y[1:]))]), "orient"
+            else:
+                raise _Unsupported(f"'{dict(add='+', sub='-', mul='*')[op]}' of values other than numbers, a pos and a "
+                                   "pos or a num, or two orients", node)
+            if not np.all(np.abs(value) <= NUM_MAX):
+                raise _Unsupported(f"a {dtype} out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
+            return value.tolist(), dtype
         if kind == "bool" and not (isinstance(a, bool) and isinstance(b, bool)):
             raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
         if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
@@ -612,8 +628,27 @@ class _Declarations:
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
-        if key in _DECLARATION_FUNCTIONS:
-            return _DECLARATION_FUNCTIONS[key](self, name, positional, optional, node, local)
+        if key == "dim":  # Dim(ArrPar, DimNo): an array's size along one dimension (its declaration's, not a read)
+            if len(positional) != 2 or optional:
+                raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
+                                 "argument(s)", node)
+            array_key = str(positional[0].children[0]).lower() if getattr(positional[0], "data", "") == "name" else ""
+            data = (local or {}).get(array_key) or self.module_data.get(array_key)
+            rank = data.type.count(",") + 1 if data is not None and data.type.endswith("}") else 0
+            dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
+            if not rank or not isinstance(array := data.value, list):  # type: ignore[union-attr]
+                raise _Unsupported(f"{name} of a value that is not an array of known size", node)
+            if not 1 <= dimension <= rank:
+                raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
+            for _ in range(dimension - 1):
+                array = array[0]
+            return float(len(array)), "num"
+        if key == "present":  # Present(OptPar): whether the call being followed gave that optional parameter
+            param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
+                else None
+            if id(local) not in self._present or param not in self._params.get(id(local), ()):
+                raise _Unsupported("Present of no optional parameter of a call followed here", node)
+            return param in self._present[id(local)], "bool"
         if key in FUNCTIONS:
             args = [self.evaluate(a, local) for a in positional]
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
@@ -632,31 +667,6 @@ class _Declarations:
             raise _Unsupported(CALC_ROBT, node)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
-
-    def _dim(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[float, str]:
-        """``Dim(ArrPar, DimNo)``: an array's size along one dimension (its declaration's, not a read of it)."""
-        if len(positional) != 2 or optional:
-            raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
-                             "argument(s)", node)
-        key = str(positional[0].children[0]).lower() if getattr(positional[0], "data", "") == "name" else ""
-        data = (local or {}).get(key) or self.module_data.get(key)
-        rank = data.type.count(",") + 1 if data is not None and data.type.endswith("}") else 0
-        dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
-        if not rank or not isinstance(array := data.value, list):  # type: ignore[union-attr]
-            raise _Unsupported(f"{name} of a value that is not an array of known size", node)
-        if not 1 <= dimension <= rank:
-            raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
-        for _ in range(dimension - 1):
-            array = array[0]
-        return float(len(array)), "num"
-
-    def _present(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[bool, str]:
-        """``Present(OptPar)``: whether the call being followed gave that optional parameter."""
-        param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
-            else None
-        if id(local) not in self._present or param not in self._params.get(id(local), ()):
-            raise _Unsupported("Present of no optional parameter of a call followed here", node)
-        return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
         """A call of the task's own ``FUNC`` whose body holds only declarations, own assignments and ``RETURN``."""
@@ -681,7 +691,7 @@ class _Declarations:
                     if _changed(self.marks) != _changed(marks):
                         raise _Unsupported(f"function {name}: a value known only while running", statement)
                 elif kind == "return_stmt" and statement.children:
-                    return self._typed(statement.children[0], scope, rtype), rtype
+                    return self.evaluate_as(statement.children[0], scope, rtype), rtype
                 else:
                     construct = "a statement" if not kind else kind.replace("_stmt", "").upper()
                     raise _Unsupported(f"function {name} is not evaluated: it holds {construct} (only declarations, "
@@ -712,9 +722,11 @@ class _Declarations:
             holder, at, dtype = box, 0, data.type
             for step in steps:
                 holder, at, dtype = self._into(holder[at], dtype, step, local, data.name)
-            holder[at] = self._typed(value_node, local, dtype) if steps or not dtype.endswith("}") else \
-                self._array(self.evaluate(value_node, local), _sizes(data.value, dtype), dtype[:dtype.index("{")],
-                            data.name, value_node, local)
+            if steps or not dtype.endswith("}"):
+                holder[at] = self.evaluate_as(value_node, local, dtype)
+            else:  # (a whole array: of the sizes it has)
+                holder[at] = self.evaluate(value_node, local)
+                self.check_array(holder[at], _sizes(data.value, dtype), dtype[:dtype.index("{")], data.name, value_node)
             value = box[0]
         except _Unsupported:
             self.record_change(statement, local)
@@ -732,15 +744,6 @@ class _Declarations:
         (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
                                  is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
-
-    def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:
-        """The value of ``node`` given to a datum of ``dtype``: of its kind, its shape, or any for a type not known."""
-        if dtype not in _ATOMIC:
-            return self.evaluate(node, local) if self.fields_of(dtype) is None else self.evaluate_as(node, local, dtype)
-        value = self.evaluate(node, local)
-        if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
-            raise _Unsupported(f"a {dtype} given {_describe(value)}", node)
-        return value
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
         """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
@@ -887,27 +890,6 @@ def compared(function: Callable[[float, float], bool], a: float, b: float, node:
     return got
 
 
-def _vector_operation(op: str, a: object, b: object, node: Tree) -> tuple[list[float], str]:
-    """``a op b`` of RAPID's ``pos`` and ``orient`` as the RAPID kernel's arithmetic operators define them: ``pos + pos``,
-    ``pos - pos`` (vector sum, difference), ``num * pos``, ``pos * num`` (scaled), ``pos * pos`` (vector product, mm)
-    and ``orient * orient`` (the rotations linked: the quaternion product); any other operands are not computed."""
-    shapes = tuple(len(v) if isinstance(v, list) and all(map(_number, v)) else 0 if _number(v) else -1 for v in (a, b))
-    x, y = (np.array(v, dtype=float) if isinstance(v, list) else float(v) for v in (a, b))  # type: ignore[arg-type]
-    if op == "mul" and shapes in ((3, 0), (0, 3)):
-        value, dtype = x * y, "pos"
-    elif shapes == (3, 3):
-        value, dtype = x + y if op == "add" else x - y if op == "sub" else np.cross(x, y), "pos"
-    elif op == "mul" and shapes == (4, 4):
-        value, dtype = np.array([x[0] * y[0] - x[1:] @ y[1:], *(x[0] * y[1:] + y[0] * x[1:] + np.cross(x[1:], y[1:]))]), \
-            "orient"
-    else:
-        raise _Unsupported(f"'{dict(add='+', sub='-', mul='*')[op]}' of values other than numbers, a pos and a pos or "
-                           "a num, or two orients", node)
-    if not np.all(np.abs(value) <= NUM_MAX):
-        raise _Unsupported(f"a {dtype} out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
-    return value.tolist(), dtype
-
-
 #: RAPID's binary operators by the node rapid.lark names after them: the kind of operands they take (``num``,
 #: ``order``: two numbers compared, ``any``: two values of one type, ``bool``) and the operation.
 _OPERATORS: dict[str, tuple[str, Callable]] = {
@@ -934,20 +916,12 @@ _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object
 }
 
 #: RAPID's functions of a datum's declaration rather than its value (an array's size, whether an optional parameter
-#: was given), evaluated by the walker: name -> method (name as written, arguments, optional ones, call, scope).
-_DECLARATION_FUNCTIONS: dict[str, Callable] = {"dim": _Declarations._dim, "present": _Declarations._present}
+#: was given), evaluated by :meth:`_Declarations.call_function`.
+_DECLARATION_FUNCTIONS = frozenset(("dim", "present"))
 
 #: Every function evaluated here, by lower-case name: RAPID's of known values (:mod:`.rapid_functions`) and those of
 #: declarations; any other is a FUNC of the task (evaluated when it can be) or known only while running.
-EVALUATED: frozenset[str] = frozenset(FUNCTIONS) | frozenset(_DECLARATION_FUNCTIONS)
-
-
-def numbers_value(text: str) -> list:
-    """The nested lists of floats of a ``NUMBERS`` token (``[[515,0,712],[1,0,0,0]]``, ``.5``, ``9E+09``)."""
-    try:
-        return json.loads(text, parse_int=float)
-    except ValueError:  # RAPID allows what JSON does not: .5, 5., +5, 09: each number rewritten as JSON first
-        return json.loads(NUMBER.sub(lambda m: json.dumps(float(m.group())), text))
+EVALUATED: frozenset[str] = frozenset(FUNCTIONS) | _DECLARATION_FUNCTIONS
 
 
 def _T_from_pose(pose) -> FloatArray:

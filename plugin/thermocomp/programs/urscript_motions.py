@@ -66,11 +66,7 @@ NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
 
 
 class Refused(Exception):  # noqa: N818
-    """Arguments a motion refuses: ``message`` names the first, ``key`` (its name, or None: the call)."""
-
-    def __init__(self, message: str, key: str | None) -> None:
-        super().__init__(message)
-        self.message, self.key = message, key
+    """Arguments a motion refuses: ``args`` the message naming the first, and its name (None: the call)."""
 
 
 def motion_parameters(name: str, positional: list[float], keywords: dict[str, float]
@@ -117,14 +113,10 @@ def _arguments(args: str) -> list[tuple[int, str | None, int, float | str]]:
 
 class Statements(RunStatements):
     """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`) and what their
-    text alone gives, found once a token.
-
-    ``spans`` ``(k, 11)``: the parts' offsets in the token (:data:`NAME`, ...); ``shape_of`` each statement's
-    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``parsed`` each one's
-    arguments (:func:`_arguments`); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
-    within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others);
-    ``framed`` ``(k,)``: the point is ``pose_trans(frame, p[...])``; ``names``: the names the statements read,
-    ``(offset in the token, name)`` in order (their columns then depend on the walker's state).
+    text alone gives: ``spans`` ``(k, 11)`` (:data:`NAME`, ...); ``shape_of``, ``shape_first`` (``RunStatements.shapes``
+    from the arguments on), ``parsed`` each shape's :func:`_arguments`; ``values`` ``(k, 6)`` each literal's six
+    numbers (NaN where not six within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN
+    else); ``framed`` ``(k,)``: ``pose_trans(frame, p[...])``; ``names``: ``(offset in the token, name)`` read.
     """
 
     def __init__(self, token: Token) -> None:
@@ -183,7 +175,8 @@ class Motions:
             points = tuple(self.point(args[i], local) for i in range(n_points))
             kind, a, v, t = motion_parameters(name, [], values)  # (each by its name)
         except Refused as refused:
-            raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
+            message, key = refused.args
+            raise self.error(message, params[key] if key in params else call) from None
         joint = kind == JOINT
         if name.startswith("optimove"):  # (fractions of the limits: the datasheet's joint speeds time it)
             a = v = float("inf")
@@ -194,10 +187,9 @@ class Motions:
             duration_s=t))
 
     def inverse_kin(self, call: Tree, local: dict) -> tuple[Point, frozenset[int]] | None:
-        """``get_inverse_kin(pose, qnear=...)`` assigned to a variable: the point a motion to that joint position goes
-        to, as :meth:`point` reads the call at a motion (the tool in effect here), with the names it reads as the
-        point (added when a motion reads it); None where that is not known here or leaves a trace (a pose the robot
-        stands at, a target read through a call site): the variable is then known only while running."""
+        """``get_inverse_kin(pose, qnear=...)`` assigned to a variable: the :meth:`point` a motion to it goes to (the
+        tool in effect here) and the names read as it; None where not known here or it leaves a trace (a pose the
+        robot stands at, a target read through a call site)."""
         if str(call.children[0]) != "get_inverse_kin":
             return None
         marks = self.direct_refs, self._reads, self._stood, len(self.notes)
@@ -290,29 +282,21 @@ class Motions:
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
         where it stands (the arguments not read). Built once a node."""
-        done = self._general.get(id(tree))
-        if done is None:
+        def build() -> Tree:
+            if tree.data == "moves":  # (a run: its motions under one node)
+                st = self.move_matches(tree.children[0])
+                calls = nodes_at("call", "NAME", self.text, st.base + st.start, st.base + st.instruction_end, self.lines)
+                return Tree("statements", [Tree("call_stmt", [call], call.meta) for call in calls], tree.meta)
             if not any(True for _ in tree.find_data("moves")):
-                done = tree
-            elif tree.data == "moves":  # (a run itself, as a branch's statement: its motions under one node)
-                done = Tree("statements", self._calls(tree.children[0]), tree.meta)
-            else:
-                children = [self._calls(c.children[0]) if isinstance(c, Tree) and c.data == "moves"
-                            else [self.general(c) if isinstance(c, Tree) else c] for c in tree.children]
-                done = Tree(tree.data, [x for part in children for x in part], tree.meta)
-            self._general[id(tree)] = done
-        return done
-
-    def _calls(self, token: Token) -> list[Tree]:
-        """The motions of a run as :meth:`general` gives them."""
-        spans = self.move_matches(token).spans[:, NAME:NAME + 2] + token.start_pos
-        return [Tree("call_stmt", [call], call.meta)
-                for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
+                return tree
+            children = [self.general(c).children if isinstance(c, Tree) and c.data == "moves"
+                        else [self.general(c) if isinstance(c, Tree) else c] for c in tree.children]
+            return Tree(tree.data, [x for part in children for x in part], tree.meta)
+        return self._once(("general", id(tree)), build)
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
-        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (:meth:`moves_columns`);
-        a statement the columns do not take (every one while the tool is unknown) is run by the general rules in its
-        place, for its finding or its error."""
+        """The statements of a ``MOVES`` token, resolved in bulk (:meth:`moves_columns`); one the columns do not take
+        (every one while the tool is unknown) run by the general rules in its place, for its finding or its error."""
         st = self.move_matches(token)
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
@@ -327,9 +311,8 @@ class Motions:
                 self.steps.append(replace(run, frames=((np.eye(4), self.tool.copy()),)))
 
     def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
-        """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
-        set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take; kept
-        for the token's next passes where its statements read no variable."""
+        """``[(first, end, run)]`` (:meth:`MotionRun.stretches`, frames to be set) of the statements the columns take,
+        and how many; kept for the token's next passes where its statements read no variable."""
         text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]  # (kind, a, v, t; None)
@@ -364,22 +347,19 @@ class Motions:
         return done
 
     def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
-        """:func:`motion_parameters` of a run's statement's arguments (:func:`_arguments`), a name's number looked up;
-        None where the general rules must read the statement (a number beyond a double among them too)."""
+        """:func:`motion_parameters` of a shape's :func:`_arguments`; None where the general rules must read it."""
         if any(isinstance(value, float) and not math.isfinite(value) for *_, value in found):
             return None
         try:
-            return motion_parameters(name, [self._run_number(v, local) for _, key, _, v in found if key is None],
-                                     {key: self._run_number(v, local) for _, key, _, v in found if key})
+            numbers = [v if isinstance(v, float) else self.number(Tree("name", [Token("NAME", v)]), local)
+                       for *_, v in found]
+            return motion_parameters(name, [n for (_, key, *_), n in zip(found, numbers) if key is None],
+                                     {key: n for (_, key, *_), n in zip(found, numbers) if key})
         except (Refused, Unsupported):
             return None
 
-    def _run_number(self, value: float | str, local: dict) -> float:
-        return value if isinstance(value, float) else self.number(Tree("name", [Token("NAME", value)]), local)
-
     def _frame(self, name: str, local: dict) -> Pose | None:
-        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none or is
-        bound to a pose written at the call site (the general rules write the target there)."""
+        """The pose ``pose_trans`` reads as the frame ``name``; None where none, or one written at a call site."""
         node = Tree("name", [Token("NAME", name)])
         if self._leads_to_call_site(node, local):
             return None

@@ -38,6 +38,9 @@ POSE_MEMBERS = {"x": 0, "y": 1, "z": 2, "rx": 3, "ry": 4, "rz": 5}
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
            ">": operator.gt}
 
+#: URScript's logic, of the operands' bools.
+LOGIC = {"and_expr": all, "or_expr": any, "xor_expr": lambda v: sum(v) % 2 == 1, "not_": lambda v: not v[0]}
+
 #: URScript's arithmetic, of numbers and (index by index) of arrays.
 ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": np.fmod}
 
@@ -98,6 +101,11 @@ class Binding:
         again (Flow.call_function_of_file)."""
         return _value_signature(self.value), id(self.literal), self.name, self.why, self.stood, id(self.solved)
 
+    def same(self, other: Binding | None) -> bool:
+        """``other`` gives one value, literal and solved point (bindings no path rebound are one object)."""
+        return self is other or (other is not None and self.literal is other.literal and _same(self.value, other.value)
+                                 and self.solved is other.solved)
+
 
 def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
     """The position along the straight line, the orientation along the geodesic from ``a`` (``alpha`` 0) to ``b``
@@ -133,9 +141,9 @@ def _numbers(value) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, float) for v in value)
 
 
-def _numeric_array(value) -> bool:
-    """A list of numbers, or a list of equally long lists of numbers (a matrix)."""
-    return _numbers(value) or (isinstance(value, list) and bool(value) and all(
+def _numeric(value) -> bool:
+    """A number, a list of numbers, or a list of equally long lists of numbers (a matrix): what arithmetic takes."""
+    return isinstance(value, float) or _numbers(value) or (isinstance(value, list) and bool(value) and all(
         _numbers(row) and len(row) == len(value[0]) for row in value))
 
 
@@ -200,9 +208,8 @@ def split_arguments(call: Tree) -> tuple[list, dict]:
 
 def parameters(function: Tree) -> list[tuple[str, Tree | None]]:
     """A ``def``'s parameters: each name and its default (None: it has none)."""
-    params = next((c for c in function.children if isinstance(c, Tree) and c.data == "params"), None)
-    return [] if params is None else [(str(p.children[0]), p.children[1] if len(p.children) > 1 else None)
-                                      for p in params.children]
+    return [(str(p.children[0]), p.children[1] if len(p.children) > 1 else None)
+            for params in function.children if isinstance(params, Tree) and params.data == "params" for p in params.children]
 
 
 def _origin(exc: Unsupported) -> str:
@@ -218,12 +225,6 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
     return type(a) is type(b) and a == b
-
-
-def _same_binding(a: Binding | None, b: Binding | None) -> bool:
-    """Two bindings give one value and one literal (bindings no path rebound are one object)."""
-    return a is b or (a is not None and b is not None and a.literal is b.literal and _same(a.value, b.value)
-                      and a.solved is b.solved)
 
 
 def _rebound(scope: dict, first: dict):
@@ -249,7 +250,7 @@ def merge_scopes(scopes: list[dict], why: str = "") -> dict:
     merged = dict(first)
     for name in {name for scope in scopes[1:] if scope is not first for name in _rebound(scope, first)}:
         bindings = [s.get(name) for s in scopes]
-        if bindings[0] is not None and all(_same_binding(b, bindings[0]) for b in bindings[1:]):
+        if bindings[0] is not None and all(map(bindings[0].same, bindings[1:])):
             merged[name] = bindings[0]
         else:
             unknown = next((b for b in bindings if b is not None and b.value is None and b.why), None)
@@ -271,7 +272,7 @@ class State:
 
 def same_state(a: State, b: State) -> bool:
     """Two paths' states give every variable and the tool the same value (a loop's head found: Flow.settle)."""
-    return _same(a.tool, b.tool) and all(x.keys() == y.keys() and all(_same_binding(x[k], y[k]) for k in _rebound(x, y))
+    return _same(a.tool, b.tool) and all(x.keys() == y.keys() and all(x[k].same(y[k]) for k in _rebound(x, y))
                                          for x, y in ((a.globals, b.globals), (a.local, b.local)))
 
 
@@ -382,7 +383,7 @@ class Values:
     def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
         scope = self.globals if is_global or (name not in local and name in self.globals) else local
         old = scope.get(name)  # (at the top level ``local`` is the globals)
-        if old is None or old.why != binding.why or not _same_binding(old, binding):
+        if old is None or old.why != binding.why or not old.same(binding):
             scope[name] = binding  # (else the binding it has is kept: states that agree are the same objects)
 
     def lookup(self, token: Token, local: dict) -> Binding:
@@ -476,26 +477,18 @@ class Values:
             raise Unsupported("a comparison of values of different kinds", node)
         return COMPARE[str(op)](a, b)
 
-    def _value_not_(self, node: Tree, local: dict) -> bool:
-        return not self.condition(node.children[0], local)
+    def _value_and_expr(self, node: Tree, local: dict) -> bool:  # (also ``or``, ``xor``, ``not``: every operand read)
+        return LOGIC[node.data]([self.condition(c, local) for c in node.children])
 
-    def _value_and_expr(self, node: Tree, local: dict) -> bool:  # (also ``or``, ``xor``: every operand evaluated)
-        values = [self.condition(c, local) for c in node.children]
-        return all(values) if node.data == "and_expr" else any(values) if node.data == "or_expr" else sum(values) % 2 == 1
-
-    _value_or_expr = _value_xor_expr = _value_and_expr
+    _value_or_expr = _value_xor_expr = _value_not_ = _value_and_expr
 
     def _value_sum(self, node: Tree, local: dict):  # (also a product: ``a * b / c % d``)
-        value = self._operand(node.children[0], local)
+        value = self._expect(node.children[0], local, _numeric, "a number")
         for op, operand in zip(node.children[1::2], node.children[2::2]):
-            value = _arithmetic(value, str(op), self._operand(operand, local), operand)
+            value = _arithmetic(value, str(op), self._expect(operand, local, _numeric, "a number"), operand)
         return value
 
     _value_product = _value_sum
-
-    def _operand(self, node, local):
-        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers."""
-        return self._expect(node, local, lambda v: isinstance(v, float) or _numeric_array(v), "a number")
 
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
