@@ -112,7 +112,7 @@ class _Walker(Flow, Motions, Values):
             text, "#")
         self._summaries: dict = {}  # what is found once (Flow._once)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
-        self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
+        self._exploring: list[Tree] = []  # loops whose passes are followed only to find their head (Flow.settle)
         self._calls_done: dict = {}  # calls by the state they ran from, and those that moved (Flow.call_function_of_file)
         self._moved: dict = {}
         self.started_threads: set[str] = set()
@@ -175,7 +175,17 @@ class _Walker(Flow, Motions, Values):
                 self.notes.append(Finding(f"several top-level functions and no call: running the last, {entry}",
                                           *line_col(main)))
             self.visited.add(entry)
-            self.run_body(body, self._entry_parameters(main), 0)  # (a return there ends the program)
+            # a library's function run as the program: its variables are globals, so are its parameters (each its
+            # default, or known only while running)
+            for name, default in parameters(main):
+                try:
+                    value = None if default is None else self.evaluate(default, {})
+                except Unsupported:
+                    value = None
+                self.globals[name] = Binding(value, None, name, f" (it is a parameter of {main.children[0]}, which "
+                                             "runs as the program: no call in the file gives it a value)")
+                self.global_names.add(name)
+            self.run_body(body, self.globals, 0)  # (a return there ends the program)
         self.notes += [Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is never started",
                                *line_col(call)) for name, thread in self.threads.items()
                        if name not in self.started_threads for call in self.motion_calls(thread)]
@@ -192,19 +202,6 @@ class _Walker(Flow, Motions, Values):
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
                                    "nowhere": nowhere,
                                    "statements_run": self.statements_run, **call_sites})
-
-    def _entry_parameters(self, main: Tree) -> dict:
-        """The scope the program function runs in: the globals, and its parameters (a library's function run as the
-        program), each its default, or known only while running."""
-        for name, default in parameters(main):  # (its variables are globals: so are these)
-            try:
-                value = None if default is None else self.evaluate(default, {})
-            except Unsupported:
-                value = None
-            self.globals[name] = Binding(value, None, name, f" (it is a parameter of {main.children[0]}, which runs "
-                                         "as the program: no call in the file gives it a value)")
-            self.global_names.add(name)
-        return self.globals
 
     def _name_uses(self, main: Tree | None) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:
         """Each name's uses in the file (their offsets), but those assigned and those :func:`.passes.unread` drops:

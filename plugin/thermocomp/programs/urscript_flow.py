@@ -9,6 +9,7 @@ a call from a state met before is done again, not run, and the work is bounded (
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
@@ -74,11 +75,6 @@ def _names(node: Tree) -> Counter:
     return Counter(str(t) for t in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"))
 
 
-def is_known_call(name: str) -> bool:
-    """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(QUIET_PREFIXES) or name in KNOWN_NAMES
-
-
 @dataclass(frozen=True)
 class Summary:
     """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
@@ -103,11 +99,6 @@ class Summary:
     elements: bool = False
     cyclic: bool = False
 
-    @property
-    def inert(self) -> bool:
-        """Moves nothing and changes nothing a motion reads: a call of it as a statement can be passed over."""
-        return self.holds is None and not self.assigns
-
 
 @dataclass(frozen=True)
 class _Left:
@@ -125,8 +116,8 @@ _END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 @dataclass
 class _Frame:
     """A running function (a thread's: no ``name``) or a loop followed in one (``counted``: unrolled): the depth of
-    unresolved conditions at its start, whether it is :attr:`Summary.inert`, the ``(kind, state, value)`` each
-    ``return`` (a loop's: ``break``, ``continue``) under such conditions leaves it with, its loops."""
+    unresolved conditions at its start, ``quiet`` (it moves nothing and changes nothing a motion reads), the ``(kind,
+    state, value)`` each ``return`` (a loop's: ``break``, ``continue``) under such conditions leaves it with, its loops."""
 
     depth: int
     name: str | None = None
@@ -134,6 +125,16 @@ class _Frame:
     counted: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _on(stack: list, item):
+    """``item`` on top of ``stack`` while the block runs."""
+    stack.append(item)
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 class Flow(calls.Texts):
@@ -147,13 +148,6 @@ class Flow(calls.Texts):
             raise self.error(f"the script unrolls to more than {self.max_motions:,} motions, calls and loop passes "
                              f"(--max-motions {self.max_motions:,}); refused at this statement", where)
 
-    def work(self, where) -> None:
-        self.statements_run += 1
-        if self.statements_run > self.max_statements:
-            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
-                             f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
-                             "statement", where)
-
     def note_once(self, note: Finding, key=None) -> None:
         """``note`` added unless it (or, given ``key``, a note of that key with its message) stands in the notes."""
         at = self._noted.get(note if key is None else key)
@@ -165,9 +159,7 @@ class Flow(calls.Texts):
 
     # ----- what functions and constructs do, found once
     def _once(self, key, find, pending=None):
-        """``find()``, found once per ``key`` (None: each time); ``pending``: the value while it is being found."""
-        if key is None:
-            return find()
+        """``find()``, found once per ``key``; ``pending``: the value while it is being found."""
         if key not in self._summaries:
             self._summaries[key] = pending
             self._summaries[key] = find()
@@ -180,12 +172,9 @@ class Flow(calls.Texts):
         return self._once(("thread", name) if thread else name, lambda: self._walk(
             self.body_of(definition), definition.children[1:2], 1), Summary(name, frozenset(), 1, False, cyclic=True))
 
-    def facts(self, key: tuple | None, statements: list) -> Summary:
-        """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
-        ``key`` (``(id(construct), len(statements))``; None: each time)."""
-        return self._once(key, lambda: replace(self._walk(statements), changes=tuple(
-            sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
-            if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
+    def facts(self, st: Tree, statements: list) -> Summary:
+        """:class:`Summary` of the construct ``st``'s ``statements``, found once."""
+        return self._once((id(st), len(statements)), lambda: self._walk(statements))
 
     def _walk(self, statements, head=(), size: int = 0) -> Summary:
         """What ``statements`` (and the functions they call, the threads they start) may do, and the names they read
@@ -239,7 +228,9 @@ class Flow(calls.Texts):
                 stands, elements, cyclic = stands or inner.stands, elements or inner.elements, cyclic or inner.cyclic
             holds = holds if holds is not None else found
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
-        return Summary(holds, frozenset(assigns), size, moves, jumps, returns, (), tuple(sorted(reads)), stands,
+        changes = tuple(sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
+                        if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))
+        return Summary(holds, frozenset(assigns), size, moves, jumps, returns, changes, tuple(sorted(reads)), stands,
                        elements, cyclic)
 
     @cached_property
@@ -271,7 +262,7 @@ class Flow(calls.Texts):
         return self._once(("motions", id(node)), lambda: [
             call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS])
 
-    def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run", st: Tree | None = None) -> None:
+    def forget_assigned(self, facts: Summary, local: dict, st: Tree, why: str = "may have run") -> None:
         """Everything a construct not followed (its :meth:`facts`; ``st``, its statement, named by its line) may
         assign, or the tool it may set, is known only while running from here (the tool's ``why``: ``set_tcp at line
         7 may have run``)."""
@@ -280,9 +271,8 @@ class Flow(calls.Texts):
                 self.forget(sub, local)
             elif self.tool is not None:
                 self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} {why}"
-        where = "" if st is None else f" at line {line_col(st)[0]}"
-        self.forget_globals(facts.assigns, f" (a function called in a construct not followed{where} may change it)",
-                            keep_unknown=True)
+        self.forget_globals(facts.assigns, f" (a function called in a construct not followed at line {line_col(st)[0]} "
+                            "may change it)", keep_unknown=True)
 
     def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
         """The globals ``names`` (but :meth:`unread`) are known only while running from here, saying ``why``;
@@ -312,7 +302,7 @@ class Flow(calls.Texts):
                 for call in self.motion_calls(st):
                     self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
                                            *line_col(call)))
-                self.forget_assigned(self.facts(None, [st]), local, "not followed", st)
+                self.forget_assigned(self._walk([st]), local, st, "not followed")
                 continue
             if left is not None:
                 return left
@@ -320,17 +310,18 @@ class Flow(calls.Texts):
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
-        self.work(st)
+        self.statements_run += 1
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
+                             "statement", st)
         return _STATEMENTS[st.data](self, st, local, depth)
 
     def run_sequence(self, statements, local: dict, depth: int) -> _Left | None:
         """``statements`` run as a sequence of their own (a branch, a loop's pass, a thread), before which where the
         robot stands is not known (:meth:`standing_pose`)."""
-        self.sequence_starts.append(len(self.steps))
-        try:
+        with _on(self.sequence_starts, len(self.steps)):
             return self.run_body(statements, local, depth)
-        finally:
-            self.sequence_starts.pop()
 
     def run_jump(self, st: Tree, local: dict, depth: int = 0) -> _Left:
         """``break``, ``continue`` or ``return``: under a condition not resolved in the loop or function it leaves,
@@ -356,7 +347,6 @@ class Flow(calls.Texts):
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
-        body = self.body_of(self.threads[name])
         facts = self.summary(name, thread=True)
         why = f" (thread {name} changes it while running)"
         self.forget_globals(facts.assigns, why)
@@ -364,17 +354,10 @@ class Flow(calls.Texts):
                 str(call.children[0]) in UNSUPPORTED_CALLS for call in self.threads[name].find_data("call"))):
             return  # (a thread of servoj/speedj/force_mode is followed too: those are refused where they stand)
         self.started_threads.add(name)
-        first = len(self.steps)
-        self.unresolved_depth += 1
-        self.frames.append(_Frame(self.unresolved_depth))
-        try:
-            self.run_sequence(body, {}, 1)
-        finally:
-            self.frames.pop()
-            self.unresolved_depth -= 1
+        with self.unresolved(self.threads[name], f"thread {name}", "it runs beside the program, at times known only "
+                             "while running"), _on(self.frames, _Frame(self.unresolved_depth)):
+            self.run_sequence(self.body_of(self.threads[name]), {}, 1)
         self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
-        self.note_unresolved(self.threads[name], f"thread {name}", first,
-                             "it runs beside the program, at times known only while running")
 
     # ----- branches
     def run_if(self, st: Tree, local: dict, depth: int) -> _Left | None:
@@ -412,15 +395,13 @@ class Flow(calls.Texts):
         over when nothing in them moves or jumps out; else each followed from the state before them, the paths joined
         after them. Returns :data:`_UNCOUNTED` where a branch found it."""
         statements = [s for body in bodies for s in body]
-        facts = self.facts((id(st), len(statements)), statements)
+        facts = self.facts(st, statements)
         if facts.holds is None and not facts.jumps:
             self.pass_over(st, facts, "if", local)
             return None
         entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
-        first = len(self.steps)
-        self.unresolved_depth += 1
-        try:
+        with self.unresolved(st, "if"):  # (an _UNCOUNTED loop is taken back whole: its note too)
             for body in bodies:
                 self.restore(entry, local)
                 left = self.run_sequence(body, local, depth)  # (None; _END: a path that left; _UNCOUNTED)
@@ -428,29 +409,34 @@ class Flow(calls.Texts):
                     return left
                 if left is None:
                     outs.append(self.snapshot(local))
-        finally:
-            self.unresolved_depth -= 1
-        if outs:
-            where = f"the if at line {line_col(st)[0]}"
-            self.merge(outs, local, where, tool_where=f"a branch of {where}")
-        else:  # every branch leaves: what follows runs on no path through here; followed from before it
-            self.restore(entry, local)
-            self.forget_assigned(facts, local, st=st)
-        self.note_unresolved(st, "if", first)
+            if outs:
+                where = f"the if at line {line_col(st)[0]}"
+                self.merge(outs, local, where, tool_where=f"a branch of {where}")
+            else:  # every branch leaves: what follows runs on no path through here; followed from before it
+                self.restore(entry, local)
+                self.forget_assigned(facts, local, st)
         return None
 
-    def note_unresolved(self, st: Tree, word: str, first: int, why: str = "") -> None:
-        """A note naming the motions (the steps from ``first``) compensated under a condition not resolved."""
+    @contextlib.contextmanager
+    def unresolved(self, st: Tree, word: str, why: str = "", deeper: bool = True):
+        """Within: statements followed under a condition known only while running (unless not ``deeper``: PolyScope's
+        main loop); after, a note naming the motions compensated there (``word``: the construct ``st``)."""
+        first = len(self.steps)
+        self.unresolved_depth += deeper
+        try:
+            yield
+        finally:
+            self.unresolved_depth -= deeper
         ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                           for line in step.statement[:, 2].tolist()})
-        if ordered:
+        if ordered and deeper:
             self.conditional_lines.extend(ordered)
             self.note_once(calls.unresolved_note(word, ordered, line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
         over with a note, what it may assign unknown after it (a ``return`` in it joins the function's end)."""
-        self.forget_assigned(facts, local, st=st)
+        self.forget_assigned(facts, local, st)
         if facts.returns:
             self.frames[-1].exits.append(("return", self.snapshot(local), None))
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
@@ -475,41 +461,27 @@ class Flow(calls.Texts):
                 return left
             self._rollback(mark)
             self.restore(entry, local)
-        facts = None if main else self.facts((id(st), len(body)), body)
-        if facts is not None and facts.holds is None:
+        if not main and (facts := self.facts(st, body)).holds is None:
             self.pass_over(st, facts, "while", local)
-            return
-        first = len(self.steps)
-        self.unresolved_depth += not main
-        try:
+            return None
+        with self.unresolved(st, "while", deeper=not main):
             if not main:
                 self.count(1, st)
-            head, ends, left = self.settle(st, body, local, depth)
-        finally:
-            self.unresolved_depth -= not main
-        if left is not None:  # (a return in PolyScope's main loop: the function ends)
-            return left
-        self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
-        if not main:
-            self.note_unresolved(st, "while", first)
-        return None
+            return self.settle(st, body, local, depth)
 
-    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State], _Left | None]:
+    def settle(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
         """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
         end (or ``continue``) with, until they agree, at most :data:`MAX_SETTLE` passes taken back (then all the body
-        may change is unknown); then the pass kept. Returns the head's state, the states the kept pass leaves with
-        and a ``return`` that left a pass."""
+        may change is unknown); then the pass kept, the paths it leaves with joined. Returns a ``return`` that left a
+        pass (only PolyScope's main loop is left so: the function ends)."""
         head = self.snapshot(local)
         line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
             mark = self._mark()
-            self._exploring += 1
-            try:
+            with _on(self._exploring, st):
                 ends, _, left = self._pass(body, local, depth)
-            finally:
-                self._exploring -= 1
             if left is not None:
-                return head, [], left
+                return left
             self._rollback(mark)
             self.merge([head, *ends], local, f"the while at line {line}, in one of its passes",
                        f" (the while at line {line} changes it from pass to pass)")
@@ -519,22 +491,20 @@ class Flow(calls.Texts):
             head = joined
         else:
             self.restore(head, local)
-            self.forget_assigned(self.facts((id(st), len(body)), body), local, st=st)
+            self.forget_assigned(self.facts(st, body), local, st)
             head = self.snapshot(local)
         self.restore(head, local)
         ends, breaks, left = self._pass(body, local, depth)
-        return head, ends + breaks, left
+        if left is None:
+            self.merge([head, *ends, *breaks], local, f"the while at line {line}")
+        return left
 
     def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State], _Left | None]:
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
         ``continue``), those it leaves the loop with (``break``) and a ``return`` that left it."""
         loop = _Frame(self.unresolved_depth)
-        loops = self.frames[-1].loops
-        loops.append(loop)
-        try:
+        with _on(self.frames[-1].loops, loop):
             left = self.run_sequence(body, local, depth)
-        finally:
-            loops.pop()
         ends: dict[str, list[State]] = {"continue": [], "break": []}
         for kind, state, _ in loop.exits:
             ends[kind].append(state)
@@ -559,45 +529,38 @@ class Flow(calls.Texts):
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"). A motion whose
         target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`; a
         count known only while running after all: :data:`_UNCOUNTED`."""
-        condition = st.children[0]
-        first = len(self.steps)
-        passes = 0
-        loops = self.frames[-1].loops
-        loops.append(_Frame(self.unresolved_depth, counted=True))
-        quiet = self.facts((id(st), len(body)), body).holds is None
-        start = self.statements_run
+        condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
+        quiet = self.facts(st, body).holds is None
         try:
-            while True:
-                try:
-                    if not self.condition(condition, local):
+            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True)):
+                while True:
+                    try:
+                        if not self.condition(condition, local):
+                            break
+                    except Unsupported:
+                        return _UNCOUNTED
+                    passes += 1
+                    if passes > MAX_WHILE_PASSES:
+                        raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                    if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
+                        return _UNCOUNTED
+                    self.count(1, st)
+                    before = self.snapshot(local)
+                    left = self.run_body(body, local, depth)
+                    if left is not None and left.kind == "break":
                         break
-                except Unsupported:
-                    return _UNCOUNTED
-                passes += 1
-                if passes > MAX_WHILE_PASSES:
-                    raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
-                if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
-                    return _UNCOUNTED
-                self.count(1, st)
-                before = self.snapshot(local)
-                left = self.run_body(body, local, depth)
-                if left is not None and left.kind == "break":
-                    break
-                if left is not None and left.kind != "continue":  # (a return; _UNCOUNTED)
-                    return left
-                if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
-                    return _UNCOUNTED                         # ends; followed as a loop of unknown count)
+                    if left is not None and left.kind != "continue":  # (a return; _UNCOUNTED)
+                        return left
+                    if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it
+                        return _UNCOUNTED                         # never ends; followed as a loop of unknown count)
+            changing = pass_tables.take(self.steps[first:], self.per_pass, st)
+            if changing is not None:
+                raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes "
+                                  f"from pass to pass of this while{self.changed_by(st, changing)}: one written target "
+                                  "cannot serve every pass", st)
         except Unsupported:
             del self.steps[first:]
             raise
-        finally:
-            loops.pop()
-        changing = pass_tables.take(self.steps[first:], self.per_pass, st)
-        if changing is not None:
-            del self.steps[first:]
-            raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
-                              f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
-                              "serve every pass", st)
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
@@ -657,8 +620,8 @@ class Flow(calls.Texts):
 
     def found_nowhere(self, name: str) -> bool:
         """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's)."""
-        return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name == "set_tcp"
-                    or is_known_call(name))
+        return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name in KNOWN_NAMES
+                    or name.startswith(QUIET_PREFIXES))
 
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
         """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
@@ -689,7 +652,8 @@ class Flow(calls.Texts):
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
         state equal on what it may read, what it did then is done again. Returns its value (None: none or unknown)."""
         summary = self.summary(name)
-        passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
+        inert = summary.holds is None and not summary.assigns  # (moves nothing, changes nothing a motion reads)
+        passed = inert and not for_value
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
             line, column = line_col(call)
@@ -718,7 +682,7 @@ class Flow(calls.Texts):
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
-        moved_key = (key, self._exploring > 0, depth, tuple(f.name for f in self.frames), len(self.per_pass),
+        moved_key = (key, bool(self._exploring), depth, tuple(f.name for f in self.frames), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.read_at_call_site)
         done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:  # (made again from a state met before: what it did then, done again)
@@ -732,12 +696,9 @@ class Flow(calls.Texts):
             self.count(units, call)
             return returned
         mark, first = self._mark(), len(self.steps)
-        frame = _Frame(self.unresolved_depth, name, summary.inert)
-        self.frames.append(frame)
-        try:
+        frame = _Frame(self.unresolved_depth, name, inert)
+        with _on(self.frames, frame):
             left = self.run_body(self.body_of(function), scope, depth + 1)  # (None, or a return)
-        finally:
-            self.frames.pop()
         returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
             self.merge([self.snapshot(scope), *(state for _, state, _ in frame.exits)], scope, name)
@@ -768,9 +729,9 @@ class Flow(calls.Texts):
                 return None
             layers.append((inner, leads[0][1]))
             inner = leads[0][0]
-        if layers and self._uses(str(inner.children[0])) > 1:  # (a parameter read in more ways than this one: the
-            return None  # expression is the motion's own text, a table where the calls need it differently)
-        if not layers or not self._leads_to_call_site(inner, local):
+        # (a parameter read in more ways than this one: the expression is the motion's own text, a table where the
+        # calls need it differently)
+        if not layers or self._uses(str(inner.children[0])) > 1 or not self._leads_to_call_site(inner, local):
             return None
         point = self.point(inner, local)
         poses = [self.lookup(inner.children[0], local).value.T, *(self.evaluate(layer, local).T
@@ -782,11 +743,10 @@ class Flow(calls.Texts):
 
     def _uses(self, name: str) -> int:
         """How many times the running function's text names ``name`` (0 outside a function); its names counted once."""
-        function_name = self.frames[-1].name if self.frames else None
-        function = self.functions.get(function_name)
+        function = self.functions.get(self.frames[-1].name)
         if function is None:
             return 0
-        return self._once(("names", function_name),
+        return self._once(("names", id(function)),
                           lambda: Counter(str(node.children[0]) for node in function.find_data("name")))[name]
 
     def _leads_to_call_site(self, node, local: dict) -> bool:

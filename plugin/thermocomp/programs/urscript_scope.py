@@ -13,13 +13,13 @@ from lark import Token, Tree
 
 from thermocomp.errors import InputError
 from thermocomp.programs.urscript_motions import ARGS, MOTIONS, NAME, PARAMETERS, Statements
+from thermocomp.programs.urscript_values import line_col
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
 _SCOPES = frozenset(("start", "func_def", "thread_def", "sec_def"))
 
 
-def _refuse(message: str, where: Tree | Token, path: str) -> InputError:
-    line, column = (where.line, where.column) if isinstance(where, Token) else (where.meta.line, where.meta.column)
+def _refuse(message: str, line: int, column: int, path: str) -> InputError:
     return InputError(f"URScript: {message} (the controller does not compile the script)", path=path, row=line,
                       column=column)
 
@@ -55,7 +55,7 @@ def _check_arguments(call: Tree, path: str) -> None:
     found = _first_offence(args, _positional(str(call.children[0])) if call.data == "call" else ())
     if found is not None:
         arg = call.children[found[0]]
-        raise _refuse(found[1], arg.children[0] if arg.data == "kwarg" else arg, path)
+        raise _refuse(found[1], *line_col(arg.children[0] if arg.data == "kwarg" else arg), path)
 
 
 def _check_run(token: Token, st: Statements, path: str) -> None:
@@ -69,9 +69,7 @@ def _check_run(token: Token, st: Statements, path: str) -> None:
         if found is not None:
             at, message = found
             line = token.line + text.count("\n", 0, at)
-            column = at - text.rfind("\n", 0, at) if line > token.line else token.column + at
-            raise InputError(f"URScript: {message} (the controller does not compile the script)", path=path,
-                             row=line, column=column)
+            raise _refuse(message, line, at - text.rfind("\n", 0, at) if line > token.line else token.column + at, path)
 
 
 def check_script(tree: Tree, path: str, statements: Callable[[Token], Statements]) -> None:
@@ -90,5 +88,5 @@ def check_script(tree: Tree, path: str, statements: Callable[[Token], Statements
                     name = st.children[0]
                     if str(name) in defined:
                         raise _refuse(f"function {name} is defined twice in one scope (first at line "
-                                      f"{defined[str(name)].line})", name, path)
+                                      f"{defined[str(name)].line})", *line_col(name), path)
                     defined[str(name)] = name
