@@ -69,6 +69,7 @@ def test_many_labels_are_followed_in_time_linear_in_their_number(tmp_path):
     ("VAR num a{0};", 11),
     ("VAR num a{2, 0};", 14),
     ("CONST robtarget a{-1} := [[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]];", 19),
+    ("PERS num a{-3};", 12),  # (a PERS without a value: its size was not read)
 ])
 def test_an_array_of_no_element_is_refused_at_its_size(tmp_path, declaration, column):
     """An array declared with a size below 1 was read as no datum when unused, and an aggregate given it was refused

@@ -311,7 +311,7 @@ class _Declarations:
             None if scope is self.module_data else scope)
         try:  # (an initial value that cannot be evaluated: any use of it is unsupported)
             value = None if value_node is None else self.evaluate(value_node, local)
-            sizes = [] if dims is None or value_node is None and storage != "var" else [
+            sizes = [] if dims is None else [
                 self.check_integer(self._number(d, local), f"{name_token}'s size", d) for d in dims.children]
             if sizes and min(sizes) < 1:  # (the controller loads no array of no element, used or not)
                 raise self.error(f"{name_token}'s size: expected at least 1 element a dimension, got {min(sizes)}",
