@@ -39,13 +39,19 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     for key, where in calls._differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
                                        for i, (key, value) in enumerate(run.targets())):
         differing.setdefault(key, where)
-    if not all(np.array_equal(run.text[i], run.argument[i])
-               and run.statement[m := run.row_of_points()[i], 0] <= run.argument[i, 0] < run.statement[m, 1]
+    if not all(np.array_equal(run.text[i], run.argument[i]) and _in_statement(run, np.array([i]))[0]
                for run, i in differing.values()):
         return calls._motion_of_point(*next(iter(differing.values())))
     for key in differing:
         per_pass.setdefault(key, loop)
     return None
+
+
+def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
+    """Whether the text of each of ``points`` of ``run`` stands within its motion's statement: a pass counter
+    advanced before the motion is read after it (not a declaration's text, nor an earlier statement's)."""
+    statement, start = run.statement[run.row_of_points()[points]], run.text[points, 0]
+    return (statement[:, 0] <= start) & (start < statement[:, 1])
 
 
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
@@ -59,11 +65,11 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
     for step in steps if frozen else ():  # advances at the motion, after they are read: no table, they clash
         call = in_call.get(id(step))
         if call is not None and isinstance(step, MotionRun):  # (a wait a call ran has no text)
-            statement = step.statement[step.row_of_points()]
+            inside = _in_statement(step, np.arange(len(step.text)))
             for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
                 if key in frozen:
                     of_text.setdefault(key, {})[call] = None
-                    if not statement[i, 0] <= key[0] < statement[i, 1]:
+                    if not inside[i]:
                         earlier.add(key)
     grouped: dict[tuple, tuple] = {}
     for key, ran in of_text.items():

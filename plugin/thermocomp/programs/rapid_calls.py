@@ -307,6 +307,11 @@ class _Calls(calls.Texts):
             start = str(self.evaluate(head, None)).lower()
             if ":" in start or not any(name.startswith(start) for name in self.procs):
                 return True
+        return self._task_loads
+
+    @functools.cached_property
+    def _task_loads(self) -> bool:
+        """Whether the task loads modules while running (``Load``, ``StartLoad``): scanned once, not per late call."""
         return any(str(call.children[0]).lower() in ("load", "startload") for tree in self.task_trees
                    for call in tree.find_data("call") if isinstance(call.children[0], Token))
 

@@ -204,9 +204,8 @@ class Motions:
         return None if point is None or traced else (point, frozenset(added))
 
     def point(self, node, local: dict) -> Point:
-        name = str(node.children[0]) if node.data == "name" else None
-        held = local.get(name) or self.globals.get(name) if name is not None else None
-        if held is not None and held.solved is not None:  # (a joint position get_inverse_kin gave of a known pose)
+        held = self.solved(node, local)
+        if held is not None:  # (a joint position get_inverse_kin gave of a known pose)
             point, refs = held.solved
             self.direct_refs.update(refs)
             return point

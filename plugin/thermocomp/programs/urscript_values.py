@@ -386,6 +386,15 @@ class Values:
         if old is None or old.why != binding.why or not old.same(binding):
             scope[name] = binding  # (else the binding it has is kept: states that agree are the same objects)
 
+    def solved(self, node, local: dict) -> Binding | None:
+        """The binding of the name ``node`` where it holds a joint position ``get_inverse_kin`` gave of a pose known
+        before running (:attr:`Binding.solved`); None for anything else."""
+        if node.data != "name":
+            return None
+        name = str(node.children[0])
+        held = local.get(name) or self.globals.get(name)
+        return held if held is not None and held.solved is not None else None
+
     def lookup(self, token: Token, local: dict) -> Binding:
         name = str(token)
         binding = local.get(name) or self.globals.get(name)
@@ -591,9 +600,9 @@ class Values:
 
     def _argument(self, function: Tree, param: str, node, local: dict) -> Binding:
         if node.data == "name":
-            held = local.get(str(node.children[0])) or self.globals.get(str(node.children[0]))
-            if held is not None and held.solved is not None:  # (get_inverse_kin of a known pose: a motion reads
-                return held  # that pose, Motions.point)
+            held = self.solved(node, local)
+            if held is not None:  # (get_inverse_kin of a known pose: a motion reads that pose, Motions.point)
+                return held
             try:
                 binding = self.lookup(node.children[0], local)
             except Unsupported as exc:  # known only while running: an error where it is read
