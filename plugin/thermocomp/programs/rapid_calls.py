@@ -296,18 +296,28 @@ class _Calls(calls.Texts):
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
     def _loaded_maybe(self, expression: Tree | Token) -> bool:
-        """Whether a late-bound call of ``expression`` (a name known only while running) may run a routine of a module
-        loaded while running, whose motions the task given does not hold (:meth:`_Flow.run`): the task loads modules
-        (``Load``, ``StartLoad``), or no routine of the task starts as the name's text does (``"rPath" + ...``,
-        ``"Part:main"`` of a module not given)."""
-        head = expression
-        while isinstance(head, Tree) and head.data == "add":
-            head = head.children[0]
-        if isinstance(head, Tree) and head.data == "string":
-            start = str(self.evaluate(head, None)).lower()
-            if ":" in start or not any(name.startswith(start) for name in self.procs):
-                return True
-        return self._task_loads
+        """Whether a late-bound call of ``expression`` (a name known only while running) may run a routine the task
+        given does not hold (:meth:`_Flow.run`). The controller runs the procedure of that name among the task's
+        modules when the call runs (RAPID reference, "Procedure call": late binding; an unknown name raises
+        ERR_REFUNKPRC), so the call is taken to run one of the task's own routines only where the name's text pins it
+        to them: its literal parts, in order, are matched by at least one routine of the task (``"rPick" + ...``,
+        ``"r_" + sJob + "_Config"``) and the task loads no module (``Load``, ``StartLoad``). A name with no literal
+        part (a variable, a record's field read from a socket: ``%sJob%``) may be any routine, in any module loaded
+        or not given; one of a module named (``"Part:main"``) or one no routine of the task matches is not one of
+        them."""
+        parts, pending = [], [expression]
+        while pending:  # (the terms of ``a + b + c``, in order)
+            term = pending.pop()
+            if isinstance(term, Tree) and term.data == "add":
+                pending.extend(reversed(term.children))
+            else:
+                parts.append(str(self.evaluate(term, None)).lower()
+                             if isinstance(term, Tree) and term.data == "string" else None)
+        if all(part is None for part in parts) or any(":" in part for part in parts if part is not None):
+            return True
+        body = ".*".join(re.escape(part) for part in parts if part is not None)
+        pattern = re.compile(("" if parts[0] is not None else ".*") + body + ("" if parts[-1] is not None else ".*"))
+        return not any(pattern.fullmatch(name) for name in self.procs) or self._task_loads
 
     @functools.cached_property
     def _task_loads(self) -> bool:
