@@ -253,3 +253,32 @@ def test_a_late_bound_call_whose_text_pins_the_tasks_own_routines_runs_one_of_th
     with pytest.raises(InputError, match="a late-bound call .* known only while running is not followed") as info:
         run_program("irb140", ZERO, path, out)
     assert info.value.row == line and not out.exists()
+
+
+@pytest.mark.parametrize(("number", "moves", "line"), [("1", True, None), ("nType", True, 6), ("nType", False, None)])
+def test_callbyvar_is_the_late_bound_call_of_its_name_and_number(tmp_path, number, moves, line):
+    """``CallByVar "rJob", n;`` calls the procedure ``rJob<n>`` (RAPID Instructions, CallByVar), as
+    ``%"rJob" + NumToStr(n, 0)%;``: with ``n`` known, ``rJob1`` runs and its motion is compensated (it was passed over
+    as a routine found in no module, its motion left as written); with ``n`` known only while running, refused at its
+    line beside motions, and in a task that moves nothing, whose ``rJob`` routines the name pins, noted."""
+    from helpers import run_program
+    from test_programs_rapid_cell import ZERO
+
+    body = "    MoveJ p10, v100, fine, tool0;\n" if moves else "    TPWrite \"1\";\n"
+    path = tmp_path / "cell.mod"
+    path.write_text("MODULE cell\n  CONST robtarget p10 := [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                    "  PROC main()\n    VAR num nType;\n    nType := AInput(aiType);\n"
+                    f"    CallByVar \"rJob\", {number};\n  ENDPROC\n  PROC rJob1()\n{body}  ENDPROC\nENDMODULE\n")
+    out = tmp_path / "cell_out.mod"
+    if line is not None:
+        with pytest.raises(InputError, match="a late-bound call .* known only while running is not followed") as info:
+            run_program("irb140", ZERO, path, out)
+        assert info.value.row == line and not out.exists()
+        return
+    report = run_program("irb140", ZERO, path, out)
+    assert not any("CallByVar is a routine found in no module" in n for n in report.notes)
+    if moves:
+        prog = read_program(path)
+        assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [9]
+    else:
+        assert out.read_bytes() == path.read_bytes() and any(":6:5: a late-bound call" in n for n in report.notes)
