@@ -61,6 +61,12 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
 
+#: The data types whose data the system parameters define, not a module (ABB RAPID reference: ``signalxx`` and
+#: ``mecunit`` "must not be defined in the program"; an Integrated Vision ``cameradev`` is named in its
+#: configuration): a name of one passed to a routine's parameter of that type is declared in no module.
+CONFIGURED_TYPES = frozenset(("signaldi", "signaldo", "signalai", "signalao", "signalgi", "signalgo", "mecunit",
+                              "cameradev"))
+
 #: Predefined data of the RAPID base (ABB RAPID reference: tool0, wobj0, load0,
 #: speeddata v5..v7000 and vmax with v_ori 500 deg/s, zonedata).
 PREDEFINED: dict[str, tuple[str, object]] = {
