@@ -209,14 +209,13 @@ def _late(tmp_path, call: str, moves: bool, loads: bool):
     return path, 8 + moves + loads
 
 
-@pytest.mark.parametrize("call", ['%"rPath" + NumToStr(nType, 0)%;', '%"PartModule:main"%;', "%sRoutine%;"])
+@pytest.mark.parametrize("call", ['%"rPath" + NumToStr(nType, 0)%;', '%"PartModule:main"%;'])
 @pytest.mark.parametrize(("moves", "loads"), [(False, False), (True, False), (False, True)])
 def test_a_late_bound_call_of_a_routine_the_task_may_not_hold_is_refused(tmp_path, call, moves, loads):
     """Its routine may be in a module not given or loaded while running, which may move: refused naming the call's
     line and column, nothing written, where the task moves (its motions are compensated around a call not followed),
     where it loads modules (``Load``), where no routine of the task matches the name's text (``"rPath" + ...``,
-    ``"PartModule:main"``), and where the name has no text of its own (``%sRoutine%``: any routine of any module;
-    here, as its assignment shows, an ``rPath`` one the task does not hold, which was taken for one of its own)."""
+    ``"PartModule:main"``)."""
     from helpers import run_program
     from test_programs_rapid_cell import ZERO
 
@@ -229,12 +228,15 @@ def test_a_late_bound_call_of_a_routine_the_task_may_not_hold_is_refused(tmp_pat
 
 @pytest.mark.parametrize(("call", "loads", "kept"), [
     ('%"rJob" + NumToStr(nType, 0)%;', False, True), ('%"r" + sJob + "_Config"%;', False, True),
-    ('%"rJob" + NumToStr(nType, 0)%;', True, False), ('%"r" + sJob + "_Setup"%;', False, False)])
+    ('%"rJob" + NumToStr(nType, 0)%;', True, False), ('%"r" + sJob + "_Setup"%;', False, False),
+    ("%sJob%;", False, True), ("%sJob%;", True, False)])
 def test_a_late_bound_call_whose_text_pins_the_tasks_own_routines_runs_one_of_them(tmp_path, call, loads, kept):
     """The name's literal parts, in order (``"rJob" + ...``, ``"r" + ... + "_Config"``), match routines of the task,
     none of which moves, and the task loads no module: the call runs one of them (the RAPID reference's late binding
     looks the name up among the task's modules): a task that moves nothing is written back unchanged, the call noted.
-    Where the task loads a module, or no routine matches (``"_Setup"``), refused as above."""
+    A name with no text of its own (``%sJob%``: a dispatcher task's job read from its client) is taken as one of
+    the task's routines where the task loads no module. Where the task loads a module, or no routine matches
+    (``"_Setup"``), refused as above."""
     from helpers import run_program
     from test_programs_rapid_cell import ZERO
 

@@ -316,10 +316,10 @@ class _Calls(calls.Texts):
         modules when the call runs (RAPID reference, "Procedure call": late binding; an unknown name raises
         ERR_REFUNKPRC), so the call is taken to run one of the task's own routines only where the name's text pins it
         to them: its literal parts, in order, are matched by at least one routine of the task (``"rPick" + ...``,
-        ``"r_" + sJob + "_Config"``) and the task loads no module (``Load``, ``StartLoad``). A name with no literal
-        part (a variable, a record's field read from a socket: ``%sJob%``) may be any routine, in any module loaded
-        or not given; one of a module named (``"Part:main"``) or one no routine of the task matches is not one of
-        them."""
+        ``"r_" + sJob + "_Config"``) and the task loads no module (``Load``, ``StartLoad``); one of a module named
+        (``"Part:main"``) or one no routine of the task matches is not one of them. A name with no literal part (a
+        variable, a record's field read from a socket: ``%sJob%``) is taken as one of the task's routines where the
+        task loads no module: a dispatcher task (compas_rrc's, RFL's master task) calls its own jobs so."""
         parts, pending = [], [expression]
         while pending:  # (the terms of ``a + b + c``, in order)
             term = pending.pop()
@@ -328,8 +328,10 @@ class _Calls(calls.Texts):
             else:
                 parts.append(str(self.evaluate(term, None)).lower()
                              if isinstance(term, Tree) and term.data == "string" else None)
-        if all(part is None for part in parts) or any(":" in part for part in parts if part is not None):
+        if any(":" in part for part in parts if part is not None):
             return True
+        if all(part is None for part in parts):
+            return self._task_loads
         body = ".*".join(re.escape(part) for part in parts if part is not None)
         pattern = re.compile(("" if parts[0] is not None else ".*") + body + ("" if parts[-1] is not None else ".*"))
         return not any(pattern.fullmatch(name) for name in self.procs) or self._task_loads
