@@ -99,14 +99,7 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
-        per_pass: frozenset[tuple[int, int]] = frozenset()
-        if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
-            self.steps[:], per_pass, refused, notes = passes.settle(
-                self.steps, self.per_pass, set(self.conditional), _loop_name, _location, getattr(self, "cycle_start", None))
-            self.unsupported.extend(refused)
-            for note in notes:
-                self.note_once(note)
+        per_pass = passes.settle(self, set(self.conditional), _loop_name, _location)  # (the others' motions refused)
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
