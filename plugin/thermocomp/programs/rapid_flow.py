@@ -574,11 +574,6 @@ class _Flow(_Calls):
             self.mark_all(keys, statement, statement, local)  # (a pass reads what the pass or cycle before left)
             conf_before, first = dict(self.conf_on), len(self.steps)
             bodies, exhaustive = self._bodies(statement)
-            scope = local
-            if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
-                counter = statement.children[0]
-                scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
-                self._scopes.append(scope)
             ends, start, outside = [], before, set(self.outside)  # (read from a PERS on some path, or left by
             # an earlier cycle or another writer on some path: decides no condition after it)
             for k, body in enumerate(bodies):
@@ -586,7 +581,10 @@ class _Flow(_Calls):
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
                     self.join(statement, [ends[-1], start])  # with where that one started)
                     start = self._snapshot(statement, names, local)
-                self.run_body(body, scope, depth)
+                if statement.data == "for_stmt":  # (its counter's value known only while running)
+                    self.run_pass(statement, None, local, depth)
+                else:
+                    self.run_body(body, local, depth)
                 ends.append(self._snapshot(statement, names, local))
                 outside |= self.outside
             paths = ends if exhaustive else [*ends, before]
@@ -669,19 +667,27 @@ class _Flow(_Calls):
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
-            scope = {**local, str(counter).lower(): _Data("num", start + k * step, None, str(counter), counter)}
-            self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
-            for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
-                if id(local) in of_scopes:
-                    of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
-            ended = self.run_body(body, scope, depth)
-            local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
+            ended = self.run_pass(statement, start + k * step, local, depth)
             if ended:
                 break
         if same:
             self.steps.extend(self.steps[first_step:] * max(total - 1, 0) * (not ended))
         else:
             self.take_passes(first_step, statement, f"with the FOR counter {counter}")
+        return ended
+
+    def run_pass(self, statement: Tree, value: float | None, local: dict[str, _Data], depth: int) -> bool:
+        """A pass of the FOR loop ``statement``: its body run over the routine's data ``local`` (which the pass may
+        change) with the loop's counter of ``value`` (None: known only while running); whether it ended its routine
+        (:meth:`run_body`)."""
+        counter = statement.children[0]
+        scope = {**local, str(counter).lower(): _Data("num", value, None, str(counter), counter)}
+        self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
+        for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
+            if id(local) in of_scopes:
+                of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
+        ended = self.run_body(statement.children[-1], scope, depth)
+        local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         return ended
 
     def take_passes(self, first_step: int, loop: Tree, changes: str) -> None:
