@@ -93,13 +93,15 @@ class _Flow(_Calls):
             self._cycle_body = _body(entry[-1])
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
+        self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass = passes.settle(self, set(self.conditional), _loop_name, _location)  # (the others' motions refused)
+        per_pass = passes.settle(self, set(self.conditional), _loop_name,  # (the others' motions refused)
+                                 lambda loop: (*_location(loop), self.loop_files[id(loop)]))
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
@@ -694,6 +696,7 @@ class _Flow(_Calls):
         """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
         a declared target that differs is refused, its motions dropped."""
         changing = passes.take(self.steps[first_step:], self.per_pass, loop)
+        self.loop_files[id(loop)] = self.file
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
