@@ -117,16 +117,22 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
     return outside
 
 
-def settle(steps: list, per_pass: dict, conditional: set[int], construct, location,
-           cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
-    """The per-pass texts (:func:`take`) the written program can hold: each of its motions runs in the cycle's
-    fixed order (at no line of ``conditional``), not both before the production loop (step ``cycle_start``) and in
-    it, at most :data:`MAX_PASSES` times (a table is written in its motion's module).
+def settle(walker: calls.Texts, conditional: set[int], construct, location) -> frozenset[tuple[int, int]]:
+    """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
+    of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
+    runs in the cycle's fixed order (at no line of ``conditional``), not both before the production loop (step
+    ``walker.cycle_start``, where there is one) and in it, at most :data:`MAX_PASSES` times (a table is written in
+    its motion's module).
 
-    Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
-    refused (at its first motion) and a note at each loop (``construct(loop)`` named, at ``location(loop)``: its line,
-    column and, in a RAPID task, file).
+    Returns the texts taken. The motions of the others are dropped from ``walker.steps`` (left as written), a finding
+    for each text refused (at its first motion) added to ``walker.unsupported``, and a note at each loop
+    (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) to
+    ``walker.notes``.
     """
+    take_calls(walker.steps, walker._in_call, walker.per_pass)
+    if not walker.per_pass:
+        return frozenset()
+    steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
@@ -183,7 +189,10 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct, locati
                              "corrected targets the program walks with a pass counter (docs/programs.md, \"Targets "
                              f"that differ from pass to pass\"); each {unit}'s minute follows the written order of the "
                              "cycle", *place))
-    return calls.without(steps, left), taken, refused, notes
+    walker.steps[:] = calls.without(steps, left)
+    walker.unsupported.extend(refused)
+    walker.notes.extend(notes)
+    return taken
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:

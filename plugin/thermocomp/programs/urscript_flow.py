@@ -647,19 +647,6 @@ class Flow(calls.Texts):
         return next((f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})" for sub in loop.iter_subtrees()
                      if sub.data == "assign" and (root := root_name(assignment(sub)[0])) in names), "")
 
-    def check_per_pass(self) -> frozenset[tuple[int, int]]:
-        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
-        motions of the others dropped, unsupported at their line."""
-        pass_tables.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
-        if not self.per_pass:
-            return frozenset()
-        steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
-                                                          lambda _: "while", line_col, getattr(self, "cycle_start", None))
-        self.steps[:] = steps
-        self.unsupported.extend(refused)
-        self.notes.extend(notes)
-        return taken
-
     # ----- calls
     def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
         name = str(call.children[0])
