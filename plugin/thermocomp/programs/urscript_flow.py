@@ -633,6 +633,7 @@ class Flow(calls.Texts):
                                   f"from pass to pass of this while{self.changed_by(st, changing)}: one written target "
                                   "cannot serve every pass", st)
         except Unsupported:
+            self._discarded.extend(self.steps[first:])  # (alive, as in _rollback: their ids key _in_call)
             del self.steps[first:]
             raise
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
