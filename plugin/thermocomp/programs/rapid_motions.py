@@ -19,8 +19,8 @@ from thermocomp.programs.grammars import (
     RunStatements,
     byte_spans,
     joined_bytes,
-    nodes_at,
     parse_numbers,
+    placed_node,
     skipped,
     without_runs,
 )
@@ -123,6 +123,10 @@ class MoveStatements(RunStatements):
     ``(p, 4, 4)`` [m] in its frame.
     """
 
+    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": ""}
+    POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
+             "inline": "", "joint": "", "values": "", "extax": "", "read": "", "T_frame_tcp": "", "point_text": ""}
+
     def __init__(self, token: Token) -> None:
         super().__init__(token, "!", 0)
         b, r = self.bytes, len(self)
@@ -201,6 +205,18 @@ class MoveStatements(RunStatements):
         if dtype == "robtarget":
             with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
                 self.T_frame_tcp[at] = transforms_from_poses(values)
+
+    def place(self, lines, shift: np.ndarray) -> None:
+        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(p, 4)``,
+        and where each part of each statement stands in the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets,
+        line, column, end line and end column (as lark places its token; anything where the part is absent)."""
+        super().place(lines, shift)
+        at = shift[self.point_statement]
+        self.point_text = lines.spans(at + self.point_starts, at + self.point_ends)
+        bounds = self.offsets.reshape(len(self), len(PARTS), 2) + shift[:, None, None]  # (absent parts: anywhere)
+        line, column = lines.arrays(bounds.clip(0))
+        self.leaves = np.stack([bounds[..., 0], bounds[..., 1], line[..., 0], column[..., 0], line[..., 1],
+                                column[..., 1]], axis=-1)
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
@@ -305,17 +321,32 @@ class _Motions:
 
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
-        """The :class:`MoveStatements` of a ``MOVES`` token, split once."""
-        if id(token) not in self._matches:  # (the token kept: its id stays its; read in any file's context)
-            self._matches[id(token)] = (token, MoveStatements(token))
+        """The :class:`MoveStatements` of a ``MOVES`` token, split once: at the first asked, every run of the task's
+        files together (:meth:`RunStatements.runs`)."""
+        if id(token) not in self._matches:  # (the tokens kept: their ids stay theirs)
+            trees = () if self._split else getattr(self, "task_trees", ())  # (set by _Flow.run: the task's files)
+            files = [([node.children[0] for node in tree.find_data("moves")], self._files[file][2])
+                     for file, tree in enumerate(trees)]
+            if not any(t is token for tokens, _ in files for t in tokens):  # (a token of no file's tree: this one's)
+                files.append(([token], self.lines))
+            self._split = self._split or bool(trees)
+            for tokens, lines in files:
+                tokens = [t for t in tokens if id(t) not in self._matches]
+                self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines)))
         return self._matches[id(token)][1]
 
-    def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
-        """Part ``part`` of statement ``i`` of a run as the parser's node (``name``, ``numbers`` or ``number``)."""
-        value = st.group(i, part)
-        start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
-        terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
-        return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
+    def _leaves(self, st: MoveStatements, i: int, *parts: str) -> list[Tree | None]:
+        """Parts ``parts`` of statement ``i`` of a run as the parser's nodes (``name``, ``numbers`` or ``number``;
+        None where absent)."""
+        placed = st.leaves[i].tolist()
+        out: list[Tree | None] = []
+        for part in parts:
+            value = st.group(i, part)
+            terminal = None if value is None else "NUMBERS" if value[0] == "[" else "NAME" if (
+                value[0].isalpha() or value[0] == "_") else "NUMBER"
+            out.append(None if terminal is None else placed_node(terminal.lower(), terminal, value,
+                                                                 *placed[PARTS.index(part)]))
+        return out
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them, by the same resolvers once per
@@ -330,7 +361,7 @@ class _Motions:
         resolved = [s[0] for s in shapes if s is not None]
         frame = (np.cumsum([s is not None for s in shapes]) - 1)[st.shape_of[st.point_statement]]
         p = len(frame)
-        text = self.lines.spans(base + st.point_starts, base + st.point_ends)
+        text = st.point_text
         cols = {"text": text, "T_world_tcp": np.full((p, 4, 4), np.nan), "q_len": np.zeros(p, dtype=np.int64),
                 "q": np.full((p, 6 if st.joint.any() else 0), np.nan),  # (no column for a run of Cartesian targets)
                 "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
@@ -354,7 +385,7 @@ class _Motions:
             for key, value in point_columns(found).items():
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
-        statement, name_span = st.statement_spans(self.lines)
+        statement, name_span = st.statement_rows, st.name_rows
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = MotionRun.of_columns(
             instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
@@ -376,11 +407,11 @@ class _Motions:
 
     def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""
-        wobj, option = st.group(i, "wobj"), st.group(i, "okey")
+        option = st.group(i, "okey")
+        tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt")
         try:
-            return (self.motion_frames(self._leaf(token, st, i, "tool"), wobj and self._leaf(token, st, i, "wobj"), local),
-                    self.motion_speed(st.group(i, "instr"), self._leaf(token, st, i, "speed"),
-                                      {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
+            return (self.motion_frames(tool, wobj, local),
+                    self.motion_speed(st.group(i, "instr"), speed, {} if option is None else {option.lower(): value},
                                       local, fallback=False))
         except (_Unsupported, InputError):
             return None
@@ -399,7 +430,7 @@ class _Motions:
             if key not in resolved:
                 frames = shapes[key[1]][0]
                 try:
-                    point = self.point(self._leaf(token, st, s, "p2" if st.second_point[i] else "p1"), local,
+                    point = self.point(self._leaves(st, s, "p2" if st.second_point[i] else "p1")[0], local,
                                        signatures[key[1]].kind, *frames)
                 except (_Unsupported, InputError):
                     point = None
