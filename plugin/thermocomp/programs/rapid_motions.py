@@ -120,12 +120,17 @@ class MoveStatements(RunStatements):
     ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
     written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
-    ``(p, 4, 4)`` [m] in its frame.
+    ``(p, 4, 4)`` [m] in its frame; per statement, ``unread``: it has an inline point not read.
+
+    And the :class:`~thermocomp.programs.model.MotionRun` columns the inline points read give whatever the data
+    around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``): a run's reading takes
+    them as they are (:meth:`_Motions.run_moves`).
     """
 
-    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": ""}
+    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "unread": ""}
     POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
-             "inline": "", "joint": "", "values": "", "extax": "", "read": "", "T_frame_tcp": "", "point_text": ""}
+             "inline": "", "joint": "", "values": "", "extax": "", "read": "", "T_frame_tcp": "", "point_text": "",
+             "q": "", "q_len": "", "confdata": "", "has_confdata": "", "quat": ""}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "!", 0)
@@ -163,6 +168,12 @@ class MoveStatements(RunStatements):
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
         for dtype in ("robtarget", "jointtarget"):
             self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
+        self.unread = np.zeros(r, dtype=bool)
+        self.unread[self.point_statement[inline & ~self.read]] = True
+        robot, joints = (inline & ~joint & self.read)[:, None], (inline & joint & self.read)[:, None]
+        self.q, self.q_len = np.where(joints, np.radians(self.values[:, :6]), np.nan), np.where(joints[:, 0], 6, 0)
+        self.confdata = np.where(robot, self.values[:, 7:11], 0).astype(np.int64)
+        self.has_confdata, self.quat = inline & ~joint, np.where(robot, self.values[:, 3:7], np.nan)
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
         """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: read where
@@ -232,6 +243,7 @@ class MoveStatements(RunStatements):
         return [None if t is None else t.lower() for t in out] if lower else out
 
 
+_EYE = np.eye(4)  # (the world's frame)
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
 UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
 
@@ -356,30 +368,30 @@ class _Motions:
         instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
         signatures = [MOTIONS[name.lower()] for name in instruction]  # type: ignore[union-attr]
         shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
-        regular = np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
-        regular[st.point_statement[st.inline & ~st.read]] = False
+        regular = (np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
+                   ) & ~st.unread
         resolved = [s[0] for s in shapes if s is not None]
         frame = (np.cumsum([s is not None for s in shapes]) - 1)[st.shape_of[st.point_statement]]
         p = len(frame)
         text = st.point_text
-        cols = {"text": text, "T_world_tcp": np.full((p, 4, 4), np.nan), "q_len": np.zeros(p, dtype=np.int64),
-                "q": np.full((p, 6 if st.joint.any() else 0), np.nan),  # (no column for a run of Cartesian targets)
-                "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
-                "quat": np.full((p, 4), np.nan), "extax": st.extax.copy(), "name_of_point": np.full(p, "", dtype=object),
-                "text_file": np.full(p, self.file, dtype=np.int64)}
-        inline = st.inline & regular[st.point_statement]
-        at = np.flatnonzero(inline & st.joint)
-        cols["q"][at], cols["q_len"][at] = np.radians(st.values[at, :cols["q"].shape[1]]), 6
-        at = np.flatnonzero(inline & ~st.joint)
-        for f in np.unique(frame[at]).tolist():  # each work object's points together (the world's: the same bits)
-            members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
-            cols["T_world_tcp"][members] = st.T_frame_tcp[members] if not held and np.array_equal(
-                T_world_frame, np.eye(4)) else world_of_target(T_world_frame, st.T_frame_tcp[members], held)
-        cols["confdata"][at], cols["has_confdata"][at] = st.values[at, 7:11].astype(np.int64), True
-        cols["quat"][at] = st.values[at, 3:7]
+        # the inline points' columns as the file's runs read them (shared, read only: a regular statement's rows
+        # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
+        cols = {"text": text, "T_world_tcp": st.T_frame_tcp, "q_len": st.q_len,
+                "q": st.q[:, :6 if st.joint.any() else 0],  # (no column for a run of Cartesian targets)
+                "confdata": st.confdata, "has_confdata": st.has_confdata, "quat": st.quat, "extax": st.extax,
+                "name_of_point": np.full(p, "", dtype=object), "text_file": np.full(p, self.file, dtype=np.int64)}
+        moved = [f for f, (T_world_frame, _, held) in enumerate(resolved) if held or not np.array_equal(T_world_frame,
+                                                                                                          _EYE)]
+        if moved:  # (the world's: the same bits)
+            at = np.flatnonzero(st.inline & ~st.joint & regular[st.point_statement])
+            cols["T_world_tcp"] = st.T_frame_tcp.copy()
+            for f in moved:
+                members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
+                if members.size:
+                    cols["T_world_tcp"][members] = world_of_target(T_world_frame, st.T_frame_tcp[members], held)
         named = np.flatnonzero(~st.inline & regular[st.point_statement])
         if named.size:  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
-            cols["text"] = text.copy()
+            cols = {key: value.copy() for key, value in cols.items()}  # (written here: this reading's own)
             rows, found, which = self._named_points(token, st, named, signatures, shapes, regular, local)
             self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
             for key, value in point_columns(found).items():
