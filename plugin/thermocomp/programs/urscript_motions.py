@@ -54,7 +54,7 @@ _LITERAL = rf"\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\]"
 _MOVE = (rf"(?:movel|movej|movep)\((?:p?+{_LITERAL}|pose_trans\({_US}{_NAME}{_US},{_US}p{_LITERAL}{_US}\))"
          rf"(?:{_US},{_US}(?:[avtr]{_US}={_US})?+(?:{_NUM}|{_NAME}))*+{_US}\)")
 #: A PolyScope step line (``$ 3 "MoveJ"``, the grammar's ``step``: it does nothing) between two motions is part of
-#: the gap: a motion a step costs the run of one otherwise (each run splits once: 0.5 ms).
+#: the gap: one run, not a run a motion (a run costs some 0.2 ms besides its statements: docs/programs.md).
 _STEP = r"""\$[ \t\f\r]*+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+(?:[ \t\f\r]*+(?:"[^"\n]*+"|'[^'\n]*+'))++"""
 _GAP = rf"(?:[ \t\f\r]*+(?:{_STEP}[ \t\f\r]*+)?+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
 #: A run of plain motions (the grammar's ``MOVES``): one a line, ``movel``, ``movej`` or ``movep`` of a literal pose
