@@ -15,6 +15,12 @@ median of ``--pairs`` alternating runs (clean, then with the finding), and the
 ratio of the two (issue 25: within 3 s, and no cliff: at most twice).
 
 Run: ``.venv/bin/python bench/programs.py [--poses 100000] [--language urscript] [--profile]``.
+
+``--interleaved N`` reads (only) a module of N plain motions each followed by another statement (``SetDO``,
+``set_digital_out``: as PolyScope exports and I/O-driven cells write them; every motion then a run of its own)
+against its two parts read apart, N motions in one run and the N other statements alone, in one warm process
+(the median CPU time of three). Issue 35, "no cliff": a run costs what its statements cost, so the module reads
+within twice its parts (before, each run's own constant, ~1 ms, made it some ten times).
 """
 
 from __future__ import annotations
@@ -94,6 +100,65 @@ def write_urscript(path: Path, poses: int) -> None:
 
 #: Each language's writer and robot.
 LANGUAGES = {"rapid": (write_program, "irb140", ".mod"), "urscript": (write_urscript, "ur5", ".script")}
+
+
+#: Issue 35, "no cliff": a module of motions each between other statements reads within this factor of its motions
+#: in one run and its other statements read apart.
+INTERLEAVED_FACTOR = 2.0
+#: Motions (and other statements) of the interleaved module, in ``make bench`` and in ``--quick``.
+INTERLEAVED = 50_000
+INTERLEAVED_QUICK = 10_000
+
+
+def interleaved_texts(n: int, language: str) -> dict[str, str]:
+    """The module of ``n`` motions each followed by an output statement (``"mixed"``), and its two parts: the
+    ``n`` motions alone, one run (``"motions"``), and the ``n`` output statements alone (``"others"``)."""
+    rng = np.random.default_rng(35)
+    xyz = np.column_stack([rng.uniform(350, 550, n), rng.uniform(-150, 150, n), rng.uniform(250, 450, n)])
+    if language == "rapid":
+        motions = [f"    MoveL [[{x:.3f},{y:.3f},{z:.3f}],[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]], "
+                   "v100, z1, tool0;\n" for x, y, z in xyz.tolist()]
+        others = [f"    SetDO do1, {k % 2};\n" for k in range(n)]
+        head, tail = "MODULE Cell\n  PROC main()\n", "  ENDPROC\nENDMODULE\n"
+    else:
+        motions = [f"  movel(p[{x * 1e-3:.6f}, {y * 1e-3:.6f}, {z * 1e-3:.6f}, 0, 3.1416, 0], a=1.2, v=0.25)\n"
+                   for x, y, z in xyz.tolist()]
+        others = [f"  set_digital_out(1, {k % 2 == 1})\n" for k in range(n)]
+        head, tail = "def cell():\n  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n", "end\n"
+    return {"motions": head + "".join(motions) + tail, "others": head + "".join(others) + tail,
+            "mixed": head + "".join(m + o for m, o in zip(motions, others)) + tail}
+
+
+def read_interleaved(n: int, language: str, repeats: int = 3) -> dict:
+    """CPU seconds (median of ``repeats``, alternating) of reading :func:`interleaved_texts`' three modules warm,
+    in this process, and the ratio of the mixed module to its two parts."""
+    from thermocomp.programs.rapid import RapidOptions, rapid_program_from_text
+    from thermocomp.programs.urscript import urscript_program_from_text
+
+    texts = interleaved_texts(n, language)
+    def read(text: str) -> object:
+        if language == "rapid":
+            return rapid_program_from_text(text, "cell.mod", options=RapidOptions(max_motions=10 * n))
+        return urscript_program_from_text(text, "cell.script", max_motions=10 * n)
+    read(interleaved_texts(100, language)["mixed"])  # (warm: the parsers built)
+    cpu: dict[str, list[float]] = {kind: [] for kind in texts}
+    for _ in range(repeats):
+        for kind, text in texts.items():
+            c0 = time.process_time()
+            program = read(text)
+            cpu[kind].append(time.process_time() - c0)
+            assert len(program.motions) == (0 if kind == "others" else n), kind  # (every motion read)
+    out = {kind: float(np.median(v)) for kind, v in cpu.items()}
+    return {**out, "n": n, "language": language, "repeats": repeats,
+            "ratio": out["mixed"] / (out["motions"] + out["others"])}
+
+
+def interleaved_line(r: dict) -> str:
+    name = "RAPID MoveL + SetDO" if r["language"] == "rapid" else "URScript movel + set_digital_out"
+    return (f"{name}, {r['n']:,} pairs, read warm: {r['mixed']:.2f} s CPU vs its parts {r['motions']:.2f} s (the "
+            f"motions, one run) + {r['others']:.2f} s (the others alone): x{r['ratio']:.2f} (target <= "
+            f"x{INTERLEAVED_FACTOR:g}): {'MET' if r['ratio'] <= INTERLEAVED_FACTOR else 'MISSED'}; "
+            f"{1e6 * r['mixed'] / (2 * r['n']):.0f} us a statement")
 
 
 def with_finding(source: Path, path: Path, language: str) -> None:
@@ -180,7 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--language", choices=sorted(LANGUAGES), default="rapid")
     parser.add_argument("--robot", default="irb140", help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=3, metavar=("SOURCE", "WARM", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--interleaved", type=int, metavar="N", help="read a module of N motion/output pairs only")
     args = parser.parse_args(argv)
+    if args.interleaved:
+        print(interleaved_line(read_interleaved(args.interleaved, args.language, args.pairs)))
+        return 0
     if args.worker:
         print(json.dumps(worker(Path(args.worker[0]), Path(args.worker[1]), Path(args.worker[2]), args.profile,
                                 args.robot)))

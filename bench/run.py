@@ -239,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
     reload_s = live_reload.run()
     print(f"\nthe PyBullet robot reloaded for a new deformation (bench/live_reload.py): median {reload_s * 1e3:.1f} ms")
 
+    n_pairs = programs.INTERLEAVED_QUICK if args.quick else programs.INTERLEAVED
+    print(f"\nmodules of {n_pairs:,} motions each followed by an output statement (every motion a run of its own), "
+          "read warm against their motions and their other statements read apart (issue 35, no cliff; "
+          "bench/programs.py --interleaved):")
+    interleaved = [programs.read_interleaved(n_pairs, language, 1 if args.quick else 3) for language in programs.LANGUAGES]
+    for r in interleaved:
+        print(programs.interleaved_line(r))
+
     print("\na PolyScope export with a URCap's preamble (issue 35), read warm (bench/preamble.py):")
     urcap = preamble.run(3 if args.quick else 7)
     for line in preamble.report_lines(urcap):
@@ -280,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         target(f"{name} program, {r['poses']:,} motions: one finding among its motions / clean", r["ratio"],
                PROGRAM_NO_CLIFF, f"{r['ratio']:.2f}",
                f"{r['finding']['wall_s']:.2f} s vs {clean:.2f} s, median of {r['pairs']} pair(s)")
+    for r in interleaved:
+        name = "RAPID" if r["language"] == "rapid" else "URScript"
+        target(f"{name} module of {r['n']:,} motions each between output statements, read: time / its parts read apart",
+               r["ratio"], programs.INTERLEAVED_FACTOR, f"{r['ratio']:.2f}",
+               f"{r['mixed']:.2f} s CPU vs {r['motions']:.2f} + {r['others']:.2f} s, median of {r['repeats']}")
     target(f"URCap-preamble export, {urcap['lines']:,} lines, read warm [s]", urcap["seconds"], preamble.READ_S,
            f"{urcap['seconds']:.3f}", "median in one process; the parse is some four fifths of it")
     target(f"the same, preamble four times as deep ({urcap['lines_x4']:,} lines): time / the 2,000-line one",

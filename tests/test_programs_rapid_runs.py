@@ -326,6 +326,35 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, output
     assert results[0][0] != text.encode()  # something was compensated
 
 
+def test_runs_between_other_statements_in_every_module_of_a_task_read_the_same(tmp_path, rng):
+    """A file's runs are split together, those of each module of the task in its own file: runs of one and of
+    several motions between I/O, waits and comments, in the program and in a module it calls (their lines
+    differ: a run placed in the other file would name other lines), read as the general rules read every
+    statement: the same steps, spans and columns."""
+    from thermocomp.programs.rapid import RapidOptions
+    from thermocomp.programs.read import read_program
+
+    texts, _ = _targets("irb140", rng, 6)
+    other = ["SetDO do1, 1;", "WaitTime 0.5;", "! a comment", "TPWrite \"step\";", "SetDO do1, 0;"]
+    def body(first: int) -> str:
+        lines = []
+        for k in range(12):
+            lines += [f"    MoveL {texts[(first + k) % 6]}, v100, z1, tGun;"] * (1 + k % 3) + [f"    {other[k % 5]}"]
+        return "\n".join(lines)
+    main = HEAD + "  PROC main()\n" + body(0) + "\n    part;\n" + body(3) + "\n  ENDPROC\nENDMODULE\n"
+    part = "MODULE parts\n  ! a module whose lines stand elsewhere\n\n  PROC part()\n" + body(2) + "\n  ENDPROC\nENDMODULE\n"
+    _no_fallback(main)
+    read = []
+    for runs in (True, False):
+        paths = [tmp_path / f"main_{runs}.mod", tmp_path / f"parts_{runs}.mod"]
+        for path, text in zip(paths, (main, part)):
+            path.write_text(text if runs else general_rules_form(text))
+        read.append(read_program(paths[0], rapid=RapidOptions(modules=(str(paths[1]),))))
+    assert_same_steps(*read)
+    assert_same_columns(read[0].columns, read[1].columns)
+    assert len(read[0].motions) == 3 * sum(1 + k % 3 for k in range(12))
+
+
 @pytest.mark.parametrize("tail", [" @", " MoveL", "\n    ENDPROC ENDPROC", " ;;"])
 def test_a_syntax_error_after_a_long_run_is_named_as_the_general_rules_name_it(tail):
     """A 2,000-statement run, then a stray character, a dangling word, a second ENDPROC or empty statements:

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -119,14 +119,18 @@ def nodes_at(rule: str, terminal: str, text: str, starts: ArrayLike, ends: Array
     """``Tree(rule, [Token(terminal, text[a:b])])`` for each span ``starts[k]:ends[k]`` of ``text``, placed as a
     parse of the whole text places them."""
     (first, last), (columns, end_columns) = np.stack(lines.arrays(np.stack([starts, ends]))).tolist()
-    out = []
-    for a, b, line, column, end_line, end_column in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(),
-                                                         first, columns, last, end_columns):
-        meta = Meta()
-        meta.empty, meta.start_pos, meta.end_pos = False, a, b
-        meta.line, meta.column, meta.end_line, meta.end_column = line, column, end_line, end_column
-        out.append(Tree(rule, [Token(terminal, text[a:b], a, line, column, end_line, end_column, b)], meta))
-    return out
+    return [placed_node(rule, terminal, text[a:b], a, b, line, column, end_line, end_column)
+            for a, b, line, column, end_line, end_column in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(),
+                                                                first, columns, last, end_columns)]
+
+
+def placed_node(rule: str, terminal: str, value: str, a: int, b: int, line: int, column: int, end_line: int,
+                end_column: int) -> Tree:
+    """``Tree(rule, [Token(terminal, value)])`` of the text ``value`` at offsets ``a:b``, lines and columns."""
+    meta = Meta()
+    meta.empty, meta.start_pos, meta.end_pos = False, a, b
+    meta.line, meta.column, meta.end_line, meta.end_column = line, column, end_line, end_column
+    return Tree(rule, [Token(terminal, value, a, line, column, end_line, end_column, b)], meta)
 
 
 #: The positions lark gives tokens and nodes (``propagate_positions``): offsets, and lines.
@@ -192,7 +196,18 @@ class RunStatements:
     arg_start, arg_end, arg_of
         Per argument ``(a,)``, in order: its span (whitespace aside; an optional argument's from its ``\\``) and
         its statement.
+
+    A file's runs are split together (:meth:`runs`): one pass of numpy over all of them, each run then its rows of
+    it, so that a run of one statement between two other statements costs about what a statement costs.
     """
+
+    #: The attributes of a run's statements that :meth:`runs` gives each run, by what each is per statement: a place
+    #: in the text (``"offset"``: less the run's place), places (``"offsets"``: the same where not -1), the number of
+    #: a statement (``"index"``: less the run's first) or anything else (``""``). ``POINT``: those per point
+    #: (:attr:`point_statement` is each point's statement).
+    STATEMENT: dict[str, str] = {"start": "offset", "instruction_end": "offset", "end": "offset",
+                                 "statement_rows": "", "name_rows": ""}
+    POINT: dict[str, str] = {}
 
     def __init__(self, token: Token, comment: str, level: int) -> None:
         self.text, self.data = token, token.encode("latin-1")  # (a byte a character; str(token) would copy it)
@@ -235,12 +250,49 @@ class RunStatements:
     def __len__(self) -> int:
         return len(self.start)
 
-    def statement_spans(self, lines: TextLines) -> tuple[np.ndarray, np.ndarray]:
-        """Each statement's :class:`~thermocomp.programs.model.Span` row in the file, and its instruction's ``(r, 4)``."""
-        statement = lines.spans(self.base + self.start, self.base + self.end)
-        name = statement.copy()
-        name[:, 1] = self.base + self.instruction_end
-        return statement, name
+    @classmethod
+    def runs(cls, tokens: Sequence[Token], lines: TextLines) -> list:
+        """Each of ``tokens``' statements (runs of one file, whose lines are ``lines``) as ``cls(token)`` gives them,
+        split together (their texts joined by line breaks: a gap between statements) and placed in the file
+        (:meth:`place`), each run's its rows of the whole (:attr:`STATEMENT`, :attr:`POINT`), its shapes numbered in
+        its own order of appearance (:attr:`shape_of`, :attr:`shape_first`; :attr:`shape_whole` their numbers in the
+        whole, for a subclass's :meth:`narrowed`)."""
+        if not tokens:
+            return []
+        whole = cls(Token("MOVES", "\n".join(tokens), 0))
+        places = np.cumsum([0] + [len(t) + 1 for t in tokens])[:-1]
+        first = np.searchsorted(whole.start, places)
+        bounds = np.append(first, len(whole)).tolist()
+        whole.place(lines, np.repeat(np.array([t.start_pos for t in tokens], dtype=np.int64) - places, np.diff(bounds)))
+        point_bounds = (np.searchsorted(whole.point_statement, bounds).tolist() if cls.POINT else None)
+        out = []
+        for k, (token, place) in enumerate(zip(tokens, places.tolist())):
+            view = cls.__new__(cls)
+            view.text, view.base = token, token.start_pos
+            a, b = bounds[k], bounds[k + 1]
+            for names, (lo, hi) in ((cls.STATEMENT, (a, b)),
+                                    *(((cls.POINT, point_bounds[k:k + 2]),) if point_bounds else ())):
+                for name, how in names.items():
+                    rows = getattr(whole, name)[lo:hi]
+                    setattr(view, name, rows - place if how == "offset" else rows - a if how == "index"
+                            else np.where(rows >= 0, rows - place, -1) if how == "offsets" else rows)
+            view.shape_of, view.shape_first = _ranked(whole.shape_of[a:b])
+            view.shape_whole = whole.shape_of[a:b][view.shape_first]
+            view.narrowed(whole, place)
+            out.append(view)
+        return out
+
+    def narrowed(self, whole: RunStatements, place: int) -> None:
+        """What a subclass's run takes of ``whole`` (:meth:`runs`) besides its rows; ``place``: the run's offset in
+        ``whole``'s text."""
+
+    def place(self, lines: TextLines, shift: np.ndarray) -> None:
+        """Each statement's :class:`~thermocomp.programs.model.Span` row in the file ``statement_rows`` ``(r, 4)``,
+        and its instruction's ``name_rows``; ``shift`` ``(r,)``: each statement's offset in the file less its offset
+        in the text split (a subclass places its parts too)."""
+        self.statement_rows = lines.spans(shift + self.start, shift + self.end)
+        self.name_rows = self.statement_rows.copy()
+        self.name_rows[:, 1] = shift + self.instruction_end
 
     def parse(self, parser: Lark, text: str, lines: TextLines, first: int, end: int, tail: str = "") -> Tree:
         """Statements ``first`` to ``end`` parsed by ``parser`` (:func:`without_runs`) where they stand in ``text``."""
@@ -253,10 +305,17 @@ class RunStatements:
         for column in (byte_spans(self.data, self.start, self.instruction_end), byte_spans(self.data, key_start, self.end)):
             encoded = column.dictionary_encode()
             key = key * len(encoded.dictionary) + encoded.indices.to_numpy(zero_copy_only=False)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[np.argsort(first)] = np.arange(len(first))
-        return rank[inverse.reshape(-1)], np.sort(first)
+        return _ranked(key)
+
+
+def _ranked(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``key``'s values numbered in order of appearance ``(r,)``, and each number's first row."""
+    if len(key) == 1:  # (a run of one statement: most runs of a file whose motions stand between other statements)
+        return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    return rank[inverse.reshape(-1)], np.sort(first)
 
 
 def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:

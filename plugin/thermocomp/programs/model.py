@@ -264,11 +264,12 @@ class MotionRun:
             if np.ndim(columns[key]) == 0:  # (a motion's value, or None: no time)
                 columns[key] = np.full(r, np.nan if columns[key] is None else columns[key],
                                        dtype=np.int64 if key in ("file", "n_points") else float)
-        defaults = {"argument": columns["text"], "q_len": np.zeros(p, dtype=np.int64), "quat": np.full((p, 4), np.nan),
-                    "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
-                    "frame": np.zeros(p, dtype=np.int64), "extax": ("",) * p, "name_of_point": ("",) * p,
-                    "whole_argument": (None,) * p, "held": np.zeros(p, dtype=bool), "text_file": np.zeros(p, dtype=np.int64)}
-        return cls(**(defaults | columns))
+        defaults = {"argument": lambda: columns["text"], "q_len": lambda: np.zeros(p, dtype=np.int64),
+                    "quat": lambda: np.full((p, 4), np.nan), "confdata": lambda: np.zeros((p, 4), dtype=np.int64),
+                    "has_confdata": lambda: np.zeros(p, dtype=bool), "frame": lambda: np.zeros(p, dtype=np.int64),
+                    "extax": lambda: ("",) * p, "name_of_point": lambda: ("",) * p, "whole_argument": lambda: (None,) * p,
+                    "held": lambda: np.zeros(p, dtype=bool), "text_file": lambda: np.zeros(p, dtype=np.int64)}
+        return cls(**{key: make() for key, make in defaults.items() if key not in columns}, **columns)
 
     def first_points(self) -> np.ndarray:
         """Each motion's first point's index ``(r,)``."""
@@ -334,6 +335,8 @@ class MotionRun:
 
     def compact(self) -> MotionRun:
         """The run with each array column whose rows are all alike held as one row, broadcast (read only)."""
+        if len(self) <= 1 and len(self.text) <= 1:  # (no column of two rows)
+            return self
         out = {}
         for f in dataclasses.fields(self):
             a = getattr(self, f.name)
@@ -345,7 +348,7 @@ class MotionRun:
 
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
         """``(first, end, run)`` of each stretch of ``regular`` motions, ``(first, end, None)`` of each between."""
-        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2)).tolist()
+        edges = [0, *(np.flatnonzero(regular[1:] != regular[:-1]) + 1).tolist(), len(regular)] if len(regular) else []
         return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)).compact())
                 for a, b in zip(edges[:-1], edges[1:])]
 

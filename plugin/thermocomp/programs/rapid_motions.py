@@ -19,8 +19,8 @@ from thermocomp.programs.grammars import (
     RunStatements,
     byte_spans,
     joined_bytes,
-    nodes_at,
     parse_numbers,
+    placed_node,
     skipped,
     without_runs,
 )
@@ -120,8 +120,17 @@ class MoveStatements(RunStatements):
     ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
     written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
-    ``(p, 4, 4)`` [m] in its frame.
+    ``(p, 4, 4)`` [m] in its frame; per statement, ``unread``: it has an inline point not read.
+
+    And the :class:`~thermocomp.programs.model.MotionRun` columns the inline points read give whatever the data
+    around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``): a run's reading takes
+    them as they are (:meth:`_Motions.run_moves`).
     """
+
+    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "unread": ""}
+    POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
+             "inline": "", "joint": "", "values": "", "extax": "", "read": "", "T_frame_tcp": "", "point_text": "",
+             "q": "", "q_len": "", "confdata": "", "has_confdata": "", "quat": ""}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "!", 0)
@@ -159,6 +168,12 @@ class MoveStatements(RunStatements):
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
         for dtype in ("robtarget", "jointtarget"):
             self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
+        self.unread = np.zeros(r, dtype=bool)
+        self.unread[self.point_statement[inline & ~self.read]] = True
+        robot, joints = (inline & ~joint & self.read)[:, None], (inline & joint & self.read)[:, None]
+        self.q, self.q_len = np.where(joints, np.radians(self.values[:, :6]), np.nan), np.where(joints[:, 0], 6, 0)
+        self.confdata = np.where(robot, self.values[:, 7:11], 0).astype(np.int64)
+        self.has_confdata, self.quat = inline & ~joint, np.where(robot, self.values[:, 3:7], np.nan)
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
         """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: read where
@@ -202,6 +217,18 @@ class MoveStatements(RunStatements):
             with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
                 self.T_frame_tcp[at] = transforms_from_poses(values)
 
+    def place(self, lines, shift: np.ndarray) -> None:
+        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(p, 4)``,
+        and where each part of each statement stands in the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets,
+        line, column, end line and end column (as lark places its token; anything where the part is absent)."""
+        super().place(lines, shift)
+        at = shift[self.point_statement]
+        self.point_text = lines.spans(at + self.point_starts, at + self.point_ends)
+        bounds = self.offsets.reshape(len(self), len(PARTS), 2) + shift[:, None, None]  # (absent parts: anywhere)
+        line, column = lines.arrays(bounds.clip(0))
+        self.leaves = np.stack([bounds[..., 0], bounds[..., 1], line[..., 0], column[..., 0], line[..., 1],
+                                column[..., 1]], axis=-1)
+
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
 
@@ -216,6 +243,7 @@ class MoveStatements(RunStatements):
         return [None if t is None else t.lower() for t in out] if lower else out
 
 
+_EYE = np.eye(4)  # (the world's frame)
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
 UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
 
@@ -305,17 +333,32 @@ class _Motions:
 
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
-        """The :class:`MoveStatements` of a ``MOVES`` token, split once."""
-        if id(token) not in self._matches:  # (the token kept: its id stays its; read in any file's context)
-            self._matches[id(token)] = (token, MoveStatements(token))
+        """The :class:`MoveStatements` of a ``MOVES`` token, split once: at the first asked, every run of the task's
+        files together (:meth:`RunStatements.runs`)."""
+        if id(token) not in self._matches:  # (the tokens kept: their ids stay theirs)
+            trees = () if self._split else getattr(self, "task_trees", ())  # (set by _Flow.run: the task's files)
+            files = [([node.children[0] for node in tree.find_data("moves")], self._files[file][2])
+                     for file, tree in enumerate(trees)]
+            if not any(t is token for tokens, _ in files for t in tokens):  # (a token of no file's tree: this one's)
+                files.append(([token], self.lines))
+            self._split = self._split or bool(trees)
+            for tokens, lines in files:
+                tokens = [t for t in tokens if id(t) not in self._matches]
+                self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines)))
         return self._matches[id(token)][1]
 
-    def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
-        """Part ``part`` of statement ``i`` of a run as the parser's node (``name``, ``numbers`` or ``number``)."""
-        value = st.group(i, part)
-        start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
-        terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
-        return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
+    def _leaves(self, st: MoveStatements, i: int, *parts: str) -> list[Tree | None]:
+        """Parts ``parts`` of statement ``i`` of a run as the parser's nodes (``name``, ``numbers`` or ``number``;
+        None where absent)."""
+        placed = st.leaves[i].tolist()
+        out: list[Tree | None] = []
+        for part in parts:
+            value = st.group(i, part)
+            terminal = None if value is None else "NUMBERS" if value[0] == "[" else "NAME" if (
+                value[0].isalpha() or value[0] == "_") else "NUMBER"
+            out.append(None if terminal is None else placed_node(terminal.lower(), terminal, value,
+                                                                 *placed[PARTS.index(part)]))
+        return out
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them, by the same resolvers once per
@@ -325,36 +368,36 @@ class _Motions:
         instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
         signatures = [MOTIONS[name.lower()] for name in instruction]  # type: ignore[union-attr]
         shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
-        regular = np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
-        regular[st.point_statement[st.inline & ~st.read]] = False
+        regular = (np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
+                   ) & ~st.unread
         resolved = [s[0] for s in shapes if s is not None]
         frame = (np.cumsum([s is not None for s in shapes]) - 1)[st.shape_of[st.point_statement]]
         p = len(frame)
-        text = self.lines.spans(base + st.point_starts, base + st.point_ends)
-        cols = {"text": text, "T_world_tcp": np.full((p, 4, 4), np.nan), "q_len": np.zeros(p, dtype=np.int64),
-                "q": np.full((p, 6 if st.joint.any() else 0), np.nan),  # (no column for a run of Cartesian targets)
-                "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
-                "quat": np.full((p, 4), np.nan), "extax": st.extax.copy(), "name_of_point": np.full(p, "", dtype=object),
-                "text_file": np.full(p, self.file, dtype=np.int64)}
-        inline = st.inline & regular[st.point_statement]
-        at = np.flatnonzero(inline & st.joint)
-        cols["q"][at], cols["q_len"][at] = np.radians(st.values[at, :cols["q"].shape[1]]), 6
-        at = np.flatnonzero(inline & ~st.joint)
-        for f in np.unique(frame[at]).tolist():  # each work object's points together (the world's: the same bits)
-            members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
-            cols["T_world_tcp"][members] = st.T_frame_tcp[members] if not held and np.array_equal(
-                T_world_frame, np.eye(4)) else world_of_target(T_world_frame, st.T_frame_tcp[members], held)
-        cols["confdata"][at], cols["has_confdata"][at] = st.values[at, 7:11].astype(np.int64), True
-        cols["quat"][at] = st.values[at, 3:7]
+        text = st.point_text
+        # the inline points' columns as the file's runs read them (shared, read only: a regular statement's rows
+        # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
+        cols = {"text": text, "T_world_tcp": st.T_frame_tcp, "q_len": st.q_len,
+                "q": st.q[:, :6 if st.joint.any() else 0],  # (no column for a run of Cartesian targets)
+                "confdata": st.confdata, "has_confdata": st.has_confdata, "quat": st.quat, "extax": st.extax,
+                "name_of_point": np.full(p, "", dtype=object), "text_file": np.full(p, self.file, dtype=np.int64)}
+        moved = [f for f, (T_world_frame, _, held) in enumerate(resolved) if held or not np.array_equal(T_world_frame,
+                                                                                                          _EYE)]
+        if moved:  # (the world's: the same bits)
+            at = np.flatnonzero(st.inline & ~st.joint & regular[st.point_statement])
+            cols["T_world_tcp"] = st.T_frame_tcp.copy()
+            for f in moved:
+                members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
+                if members.size:
+                    cols["T_world_tcp"][members] = world_of_target(T_world_frame, st.T_frame_tcp[members], held)
         named = np.flatnonzero(~st.inline & regular[st.point_statement])
         if named.size:  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
-            cols["text"] = text.copy()
+            cols = {key: value.copy() for key, value in cols.items()}  # (written here: this reading's own)
             rows, found, which = self._named_points(token, st, named, signatures, shapes, regular, local)
             self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
             for key, value in point_columns(found).items():
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
-        statement, name_span = st.statement_spans(self.lines)
+        statement, name_span = st.statement_rows, st.name_rows
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = MotionRun.of_columns(
             instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
@@ -376,11 +419,11 @@ class _Motions:
 
     def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""
-        wobj, option = st.group(i, "wobj"), st.group(i, "okey")
+        option = st.group(i, "okey")
+        tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt")
         try:
-            return (self.motion_frames(self._leaf(token, st, i, "tool"), wobj and self._leaf(token, st, i, "wobj"), local),
-                    self.motion_speed(st.group(i, "instr"), self._leaf(token, st, i, "speed"),
-                                      {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
+            return (self.motion_frames(tool, wobj, local),
+                    self.motion_speed(st.group(i, "instr"), speed, {} if option is None else {option.lower(): value},
                                       local, fallback=False))
         except (_Unsupported, InputError):
             return None
@@ -399,7 +442,7 @@ class _Motions:
             if key not in resolved:
                 frames = shapes[key[1]][0]
                 try:
-                    point = self.point(self._leaf(token, st, s, "p2" if st.second_point[i] else "p1"), local,
+                    point = self.point(self._leaves(st, s, "p2" if st.second_point[i] else "p1")[0], local,
                                        signatures[key[1]].kind, *frames)
                 except (_Unsupported, InputError):
                     point = None

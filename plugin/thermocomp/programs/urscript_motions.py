@@ -6,6 +6,7 @@ statement the columns do not take goes to the general rules.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import replace
 
@@ -53,7 +54,7 @@ _LITERAL = rf"\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\]"
 _MOVE = (rf"(?:movel|movej|movep)\((?:p?+{_LITERAL}|pose_trans\({_US}{_NAME}{_US},{_US}p{_LITERAL}{_US}\))"
          rf"(?:{_US},{_US}(?:[avtr]{_US}={_US})?+(?:{_NUM}|{_NAME}))*+{_US}\)")
 #: A PolyScope step line (``$ 3 "MoveJ"``, the grammar's ``step``: it does nothing) between two motions is part of
-#: the gap: a motion a step costs the run of one otherwise (each run splits once: 0.5 ms).
+#: the gap: one run, not a run a motion (a run costs some 0.2 ms besides its statements: docs/programs.md).
 _STEP = r"""\$[ \t\f\r]*+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+(?:[ \t\f\r]*+(?:"[^"\n]*+"|'[^'\n]*+'))++"""
 _GAP = rf"(?:[ \t\f\r]*+(?:{_STEP}[ \t\f\r]*+)?+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
 #: A run of plain motions (the grammar's ``MOVES``): one a line, ``movel``, ``movej`` or ``movep`` of a literal pose
@@ -116,8 +117,12 @@ class Statements(RunStatements):
     text alone gives: ``spans`` ``(k, 11)`` (:data:`NAME`, ...); ``shape_of``, ``shape_first`` (``RunStatements.shapes``
     from the arguments on), ``parsed`` each shape's :func:`_arguments`; ``values`` ``(k, 6)`` each literal's six
     numbers (NaN where not six within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN
-    else); ``framed`` ``(k,)``: ``pose_trans(frame, p[...])``; ``names``: ``(offset in the token, name)`` read.
+    else); ``framed`` ``(k,)``: ``pose_trans(frame, p[...])``, ``is_pose``: its literal is a pose (``p[...]``);
+    ``names``: ``(offset in the token, name)`` read.
     """
+
+    STATEMENT = {**RunStatements.STATEMENT, "spans": "offsets", "values": "", "T_literal": "", "framed": "",
+                 "is_pose": "", "point_text": ""}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "#", 1)
@@ -158,6 +163,17 @@ class Statements(RunStatements):
             names.sort()
         self.spans, self.shape_first, self.shape_of, self.parsed = spans, shape_first, shape_of, parsed
         self.values, self.T_literal, self.framed, self.names = values, T, framed, names
+        self.is_pose = b[literal] == ord("p")  # (p[...], pose_trans(frame, p[...]))
+
+    def place(self, lines, shift: np.ndarray) -> None:
+        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(k, 4)``."""
+        super().place(lines, shift)
+        self.point_text = lines.spans(shift + self.spans[:, POINT], shift + self.spans[:, POINT + 1])
+
+    def narrowed(self, whole: Statements, place: int) -> None:
+        self.parsed = [whole.parsed[s] for s in self.shape_whole.tolist()]
+        first, end = (bisect.bisect_left(whole.names, (at,)) for at in (place, place + len(self.text)))
+        self.names = [(at - place, name) for at, name in whole.names[first:end]]
 
 
 class Motions:
@@ -275,8 +291,15 @@ class Motions:
         return None
 
     def move_matches(self, token: Token) -> Statements:
-        """The :class:`Statements` of a ``MOVES`` token, split once."""
-        return self._once(("statements", token.start_pos), lambda: Statements(token))
+        """The :class:`Statements` of a ``MOVES`` token, split once: at the first asked, every run of the file together
+        (:meth:`RunStatements.runs`)."""
+        if ("statements", token.start_pos) not in self._summaries:
+            tokens = [token, *(() if self._split else (node.children[0] for node in self.tree.find_data("moves")
+                                                       if node.children[0].start_pos != token.start_pos))]
+            self._split = True
+            self._summaries.update((("statements", t.start_pos), st)
+                                   for t, st in zip(tokens, Statements.runs(tokens, self.lines)))
+        return self._summaries[("statements", token.start_pos)]
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
@@ -330,14 +353,14 @@ class Motions:
             regular[framed[~np.all(np.isfinite(values), axis=1)]] = False
             T = T.copy()
             T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
-        is_pose = st.bytes[spans[:, LITERAL]] == ord("p")  # (p[...], pose_trans(frame, p[...]))
+        is_pose = st.is_pose
         joint = kind == _KIND_CODE[JOINT]
-        statement, name = st.statement_spans(self.lines)
+        statement, name = st.statement_rows, st.name_rows
         run = MotionRun.of_columns(
             instruction=tuple(map(names.__getitem__, st.shape_of.tolist())), kind=kind.astype(np.int8),
             statement=statement, name=name, tcp_speed=np.where(joint, np.inf, v), joint_speed=np.where(joint, v, np.inf),
             acceleration=a, duration_s=t, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
-            text=self.lines.spans(token.start_pos + spans[:, POINT], token.start_pos + spans[:, POINT + 1]),
+            text=st.point_text,
             q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
         ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
