@@ -1,0 +1,69 @@
+"""Hostile input found by the ninth adversarial run, each a sample of a class: valid text refused as if it were
+something else (a flat chain of terms as "nested too deeply"), a robot file reading files outside its folders, line
+numbers that are not the editor's, motion parameters checked against another quantity's bound. Programs written from
+the manuals' syntax (ABB "Technical reference manual - RAPID kernel": expressions, ``AND``, ``OR``, ``XOR``, ``DIV``;
+UR "The URScript Programming Language": ``movel(pose, a, v, t, r)``); robot files from ROS's xacro
+(``xacro:include``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from thermocomp.programs import read
+
+POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+#: Terms of the chains: some ten times what the readers follow nested (245 to 430 levels, docs/programs.md).
+TERMS = 4000
+
+
+def _offset(tmp_path, statements: str, declarations: str = "VAR num x;\nVAR bool b;\nVAR string s;\n") -> float:
+    """The x of the one motion of a RAPID main routine running ``statements`` then ``MoveL Offs(p, x, 0, 0)`` [mm]."""
+    path = tmp_path / "p.mod"
+    path.write_text(f"MODULE M\nCONST robtarget p:={POINT};\n{declarations}PROC main()\n  x := 0;\n{statements}"
+                    "  MoveL Offs(p,x,0,0),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+    (motion,) = read.read_program(path).motions
+    return motion.points[-1].T_world_tcp[0, 3] * 1000.0 - 500.0
+
+
+# ----- a chain of terms of one operator is one level, not nesting: read however long, as the controller reads it
+
+
+@pytest.mark.parametrize(("chain", "value"), [
+    (" + ".join(["1"] * TERMS), TERMS),
+    ("0" + " - 1" * TERMS, -TERMS),
+    ("3" + " * 1" * TERMS, 3),
+    ("6" + " / 1" * TERMS, 6),
+    ("7" + " DIV 1" * TERMS, 7),
+    ("9" + " MOD 10" * TERMS, 9),
+    ("1" + " + 2 * 3" * TERMS, 1 + 6 * TERMS),  # (each product a term of the sum)
+])
+def test_a_numeric_chain_of_any_length_is_read(tmp_path, chain, value):
+    """``x := 1 + 1 + ... + 1`` of 2,000 terms was refused as "nested too deeply to follow": RAPID's grammar nests a
+    chain on its left, and its value was computed a call a term. The chain is followed in a loop."""
+    assert _offset(tmp_path, f"  x := {chain};\n") == pytest.approx(value)
+
+
+@pytest.mark.parametrize(("condition", "holds"), [
+    (" AND ".join(["TRUE"] * TERMS), True),
+    (" AND ".join(["TRUE"] * TERMS) + " AND FALSE", False),
+    (" OR ".join(["FALSE"] * TERMS), False),
+    (" OR ".join(["FALSE"] * TERMS) + " OR TRUE", True),
+    (" XOR ".join(["TRUE"] * TERMS), TERMS % 2 == 1),
+    ("TRUE" + " = TRUE" * TERMS, True),
+    (" + ".join(['""'] * TERMS) + ' + "a" = "a"', True),  # (strings joined, then compared)
+])
+def test_a_condition_chain_of_any_length_is_read(tmp_path, condition, holds):
+    """Long ``AND``/``OR`` chains (a generated interlock) and string joins: the same class, the same loop."""
+    statements = f"  b := {condition};\n  IF b x := 5;\n  IF {condition} x := x + 1;\n"
+    assert _offset(tmp_path, statements) == (6 if holds else 0)
+
+
+def test_real_nesting_is_still_refused_naming_where_the_reader_gave_up(tmp_path):
+    """Calls nested past what the reader follows are still refused, at their line (what a chain is not)."""
+    path = tmp_path / "p.mod"
+    path.write_text(f"MODULE M\nCONST robtarget p:={POINT};\nVAR num x;\nPROC main()\n"
+                    f"  x := {'Abs(' * 1000}1{')' * 1000};\n  MoveL Offs(p,x,0,0),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+    with pytest.raises(read.InputError, match="nested too deeply to follow") as info:
+        read.read_program(path)
+    assert info.value.row == 5
