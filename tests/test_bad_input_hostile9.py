@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from test_bad_input import case, refused  # noqa: F401  (fixture)
+
 from thermocomp.programs import read
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
@@ -67,3 +69,53 @@ def test_real_nesting_is_still_refused_naming_where_the_reader_gave_up(tmp_path)
     with pytest.raises(read.InputError, match="nested too deeply to follow") as info:
         read.read_program(path)
     assert info.value.row == 5
+
+
+# ----- a robot file's <xacro:include> reads inside the robot file's folder and the ROS packages only, as its
+# ----- xacro.load_yaml does: a stranger's file does not read the machine's other files (or search the disk by glob)
+
+
+OTHER = ('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="l2"/>'
+         '<joint name="j2" type="fixed"><parent link="l1"/><child link="l2"/><origin xyz="0 0 0.123"/></joint></robot>\n')
+
+
+@pytest.mark.parametrize(("spec", "got"), [
+    ("../o.xacro", "o.xacro"),  # (a file beside the robot's folder: read whole into the robot)
+    ("{outside}/o.xacro", "o.xacro"),
+    ("/etc/passwd", "/etc/passwd"),
+    ("/dev/zero", "/dev/zero"),
+    ("/*/*/*/*.xml", "/*/*/*/*.xml"),  # (a glob over the disk: 12 s, then the first system file it matched)
+    ("../*.xacro", "*.xacro"),
+    ("link.xacro", "(a link to"),
+    ("$(find pkg)/../../../o.xacro", "o.xacro"),
+    ("${'/etc/' + 'hostname'}", "/etc/hostname"),
+])
+def test_an_include_outside_the_robots_folders_is_refused_at_its_line(case, capsys, spec, got):
+    pytest.importorskip("xacro", reason="xacro is a dependency of thermocomp (pip install -e .)")
+    from test_hostile_input import JOINT, xacro
+
+    (case / "o.xacro").write_text(OTHER)
+    (case / "r" / "ws" / "pkg").mkdir(parents=True)
+    (case / "r" / "ws" / "pkg" / "package.xml").write_text("<package><name>pkg</name></package>")
+    (case / "r" / "link.xacro").symlink_to(case / "o.xacro")
+    xacro(case / "r", JOINT.format(name="j1", axis="0 0 1") +
+          f'  <xacro:include filename="{spec.replace("{outside}", str(case))}"/>\n')
+    refused(case, capsys, ["robot", "show", "r/r.xacro", "--package-path", "r/ws"], 1, "r.xacro, line 9",
+            f'xacro:include filename="{spec.replace("{outside}", str(case))}": expected a file inside the robot file\'s folder',
+            got)
+
+
+@pytest.mark.parametrize("spec", ["o.xacro", "inc/o.xacro", "inc/*.xacro", "$(find pkg)/o.xacro"])
+def test_an_include_inside_the_robots_folders_is_read(case, capsys, spec):
+    pytest.importorskip("xacro", reason="xacro is a dependency of thermocomp (pip install -e .)")
+    from test_bad_input import run_cli
+    from test_hostile_input import JOINT, xacro
+
+    for folder in (case, case / "inc", case / "ws" / "pkg"):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "o.xacro").write_text(OTHER)
+    (case / "ws" / "pkg" / "package.xml").write_text("<package><name>pkg</name></package>")
+    xacro(case, JOINT.format(name="j1", axis="0 0 1") + f'  <xacro:include filename="{spec}"/>\n')
+    code, out, err = run_cli(capsys, ["robot", "show", "r.xacro", "--package-path", "ws"])
+    assert code == 0, err
+    assert "\ntool,tool,0.0,0.0,123.0," in out  # (the included link is the tip: its joint's offset the tool's)
