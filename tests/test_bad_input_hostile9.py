@@ -119,3 +119,20 @@ def test_an_include_inside_the_robots_folders_is_read(case, capsys, spec):
     code, out, err = run_cli(capsys, ["robot", "show", "r.xacro", "--package-path", "ws"])
     assert code == 0, err
     assert "\ntool,tool,0.0,0.0,123.0," in out  # (the included link is the tip: its joint's offset the tool's)
+
+
+# ----- a CSV line number is the line an editor shows: a line ends at a newline, a carriage return or both, and at
+# ----- no other character str.splitlines ends one at (form feed, vertical tab, \x1c-\x1e, NEL, U+2028, U+2029)
+
+
+@pytest.mark.parametrize("ends", [["\n"], ["\r\n"], ["\r"], ["\n", "\r\n", "\r"], ["\r", "\r", "\n", "\r\n"]])
+@pytest.mark.parametrize("inside", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_a_csv_error_names_the_line_an_editor_shows(case, capsys, ends, inside):
+    """A form feed in a comment of a deformation table ended a line there: the comment's second half was read as the
+    header ("unknown column 'with it'") and every line number after it was one too many. Lines of a table with mixed
+    line ends (``\\n``, ``\\r\\n``, ``\\r``) are counted as an editor counts them."""
+    lines = [f"# a comment {inside} with it", "Dx,Dy,Dz,Dox,Doy,Doz", *["1,1,1,1,1,1"] * 6]
+    lines[5] = "1,1,x,1,1,1"
+    (case / "d.csv").write_bytes("".join(line + ends[k % len(ends)] for k, line in enumerate(lines)).encode())
+    refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "o.csv"],
+            1, "d.csv, line 6, column 'Dz': expected a number, got 'x'")
