@@ -136,3 +136,44 @@ def test_a_csv_error_names_the_line_an_editor_shows(case, capsys, ends, inside):
     (case / "d.csv").write_bytes("".join(line + ends[k % len(ends)] for k, line in enumerate(lines)).encode())
     refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "o.csv"],
             1, "d.csv, line 6, column 'Dz': expected a number, got 'x'")
+
+
+# ----- a URScript motion's speed, acceleration and blend radius are checked against their own bounds, in their own
+# ----- units: not a pose value's, and the blend radius at all
+
+
+@pytest.mark.parametrize(("motion", "key", "value", "words"), [
+    ("movel", "v", "1e30", "expected v of at most 1e+06 m/s, got 1e+30"),
+    ("movel", "a", "1e308*10", "expected a of at most 1e+06 m/s^2, got inf"),
+    ("movej", "v", "1e7", "expected v of at most 1e+06 rad/s, got 1e+07"),
+    ("movej", "a", "-1", "expected a > 0, got -1"),
+    ("movel", "r", "-0.01", "expected a blend radius r from 0 to 1e+06 m, got -0.01"),
+    ("movej", "r", "1e308*10", "expected a blend radius r from 0 to 1e+06 m, got inf"),
+    ("movel", "r", "(1e308*10)-(1e308*10)", "expected a blend radius r from 0 to 1e+06 m, got nan"),
+    ("movep", "r", "1e30", "expected a blend radius r from 0 to 1e+06 m, got 1e+30"),
+    ("optimovel", "v", "2", "expected v of at most 1 (a fraction of the robot's limit), got 2"),
+    ("optimovej", "a", "1.5", "expected a of at most 1 (a fraction of the robot's limit), got 1.5"),
+])
+@pytest.mark.parametrize("form", ["keyword", "variable"])
+def test_a_motion_parameter_out_of_its_range_is_refused_in_its_unit(case, capsys, motion, key, value, words, form):
+    """``r=-1``, ``r=inf`` and ``r=nan`` were read and written back (exit 0): no blend radius was checked; a speed
+    of 1e30 was refused against the bound of a pose coordinate, without its unit; an ``optimove`` speed is a fraction
+    of the robot's limit (URScript manual: 0 to 1). In a run of plain motions and through a variable alike."""
+    target = "[0.1,-1.2,1.2,-1.6,-1.6,0]" if motion.endswith("j") else "p[0.4,0.1,0.4,0,3.14,0]"
+    line = f"{motion}({target}, {key}={value})" if form == "keyword" else f"x = {value}\n  {motion}({target}, {key}=x)"
+    (case / "b.script").write_text(f"def f():\n  movel(p[0.45,0.1,0.4,0,3.14,0])\n  {line}\nend\n")
+    refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                           "--out", "o.script", "--at-minute", "60"], 1,
+            f"b.script, line {3 if form == 'keyword' else 4}", f"{motion}: {words}")
+
+
+@pytest.mark.parametrize("blend", ["0", "0.05", "1e6"])
+def test_a_blend_radius_in_range_is_read(case, capsys, blend):
+    from test_bad_input import run_cli
+
+    (case / "b.script").write_text(f"def f():\n  movel(p[0.45,0.1,0.4,0,3.14,0], r={blend})\n"
+                                   "  movel(p[0.4,0.1,0.4,0,3.14,0], a=1.2, v=0.25, r=0)\nend\n")
+    code, out, err = run_cli(capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program",
+                                      "b.script", "--out", "o.script", "--at-minute", "60"])
+    assert code == 0, err
+    assert f"r={blend})" in (case / "o.script").read_text()
