@@ -8,6 +8,7 @@ UR "The URScript Programming Language": ``movel(pose, a, v, t, r)``); robot file
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from test_bad_input import case, refused  # noqa: F401  (fixture)
@@ -177,3 +178,80 @@ def test_a_blend_radius_in_range_is_read(case, capsys, blend):
                                       "b.script", "--out", "o.script", "--at-minute", "60"])
     assert code == 0, err
     assert f"r={blend})" in (case / "o.script").read_text()
+
+
+# ----- a mesh reads no file it names; a mesh of no geometry, a TOML file nested past what its parser follows and a
+# ----- time law of many intervals end with a message, not a traceback or minutes of work
+
+
+CUBE_OBJ = ("v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+
+
+@pytest.mark.parametrize("named", ["m.mtl", "/etc/passwd"])
+def test_a_mesh_reads_no_file_it_names(tmp_path, named):
+    """An OBJ's ``mtllib`` was opened by trimesh: a FIFO (or ``/dev/stdin``) there waited for ever, and any file of
+    the machine was read. Materials are not geometry: no file a mesh names is opened (Python's audit events)."""
+    import sys
+
+    from thermocomp.io.meshes import read_mesh
+
+    (tmp_path / "m.mtl").write_text("newmtl m\nKd 1 0 0\n")
+    (tmp_path / "c.obj").write_text(f"mtllib {named}\nusemtl m\n{CUBE_OBJ}")
+    opened: list[str] = []
+    listening = [True]
+    sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" and listening else None)
+    try:
+        assert read_mesh(tmp_path / "c.obj", 1.0).faces.shape == (4, 3)
+    finally:
+        listening.clear()
+    assert str(tmp_path / "c.obj") in opened
+    assert not [name for name in opened if name.endswith(("m.mtl", "passwd"))], opened
+
+
+def test_a_collada_file_of_no_scene_names_the_file(tmp_path):
+    from thermocomp.io.meshes import read_mesh
+
+    pytest.importorskip("collada")
+    (tmp_path / "m.dae").write_text('<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/'
+                                    'COLLADASchema" version="1.4.1"><asset><unit meter="1"/><up_axis>Z_UP</up_axis>'
+                                    "</asset></COLLADA>\n")
+    with pytest.raises(read.InputError, match="expected a COLLADA <scene> of geometry, got none") as info:
+        read_mesh(tmp_path / "m.dae", 1.0)
+    assert info.value.path == str(tmp_path / "m.dae")
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "{a=" * 5000 + "1" + "}" * 5000])
+@pytest.mark.parametrize("reader", ["time law", "scene", "models"])
+def test_a_toml_file_nested_past_its_parser_is_refused_naming_it(tmp_path, value, reader):
+    """tomllib reads nested arrays and inline tables recursively: 5,000 levels were a RecursionError traceback."""
+    from thermocomp.io.scene_file import read_scene
+    from thermocomp.io.timelaw_file import read_time_law
+    from thermocomp.printing.models_toml import models_from_toml_text
+
+    path = tmp_path / "f.law.toml"
+    path.write_text(f"x = {value}\n")
+    call = {"time law": lambda: read_time_law(path), "scene": lambda: read_scene(path),
+            "models": lambda: models_from_toml_text(path.read_text(), str(path), ("j1",))}[reader]
+    with pytest.raises(read.InputError, match="nested too deeply to read") as info:
+        call()
+    assert info.value.path == str(path)
+
+
+def test_a_first_order_law_of_many_intervals_is_computed_in_linear_time():
+    """Each segment of a first-order law looked in every ``heat_on`` interval, at every minute asked: a time-law file
+    of 100,000 intervals ran for minutes. The Python calls of 201 minutes of 8 times the intervals are within 12 times
+    (they were 64 times), and the fractions are those of the law's equation."""
+    from test_bad_input_programs_hostile5 import _calls
+
+    from thermocomp.deformation.thermal_laws import FirstOrder
+
+    calls = {}
+    for n in (250, 2000):
+        law = FirstOrder(44.8, 30.0, tuple((2.0 * k, 2.0 * k + 1.0) for k in range(n)))
+        calls[n] = _calls(lambda law=law: [law.fraction(m) for m in range(201)])
+    assert calls[2000] < 12 * calls[250], calls
+    law = FirstOrder(10.0, 20.0, ((0.0, 30.0), (60.0, 90.0)))
+    at_30 = 1 - np.exp(-3.0)
+    at_60 = at_30 * np.exp(-1.5)
+    expected = [0.0, at_30, at_60, 1 + (at_60 - 1) * np.exp(-1.0), 1 + (at_60 - 1) * np.exp(-3.0)]
+    np.testing.assert_allclose(law.fraction([0.0, 30.0, 60.0, 70.0, 90.0]), expected, rtol=1e-12)

@@ -199,9 +199,11 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     import trimesh
 
     try:
-        mesh = trimesh.load_mesh(str(p), process=False)
+        mesh = trimesh.load_mesh(str(p), process=False, resolver=_NoFiles())
     except (ValueError, KeyError, IndexError, struct.error, OSError, NotImplementedError) as exc:
         raise InputError(f"cannot read the mesh: {exc}", path=src) from exc
+    except AttributeError:  # (trimesh's COLLADA loader on a file of no <scene>)
+        raise InputError("cannot read the mesh: expected a COLLADA <scene> of geometry, got none", path=src) from None
     except MemoryError:
         raise InputError(f"cannot read the mesh: it needs more memory than this machine has "
                          f"({p.stat().st_size / 2**20:.0f} MiB of file)", path=src) from None
@@ -217,6 +219,16 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
         raise InputError(f"expected vertex coordinates of magnitude at most {MAX_LENGTH:g} m, got "
                          f"{np.abs(vertices).max():.3g} m", path=src)
     return MeshData(vertices=vertices, faces=faces, path=src, metres_per_unit=scale)
+
+
+class _NoFiles:
+    """trimesh's resolver of the files a mesh names (an OBJ's ``mtllib``, a COLLADA image): none is read. Their
+    materials are not geometry, and a stranger's mesh naming a FIFO or ``/dev/stdin`` waited for ever."""
+
+    def get(self, name: str) -> bytes:
+        raise OSError(f"a file a mesh names is not read: {name}")
+
+    __getitem__ = get
 
 
 def stl_bytes(vertices: ArrayLike, faces: ArrayLike, header: str = "") -> bytes:
