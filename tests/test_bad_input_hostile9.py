@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from test_bad_input import case, refused  # noqa: F401  (fixture)
 
 from thermocomp.programs import read

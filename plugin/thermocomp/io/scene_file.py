@@ -371,7 +371,8 @@ class _Reader:
             raise InputError(f"expected a TOML {kind} file: {exc}", path=self.src,
                              row=int(m.group(1)) if m else None) from exc
         except RecursionError:  # (tomllib reads nested arrays and tables recursively: a traceback)
-            raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some levels, not hundreds)", path=self.src) from None
+            raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some "
+                             "levels, not hundreds)", path=self.src) from None
         self.where = _Where(text)
 
     def error(self, message: str, line: int | None) -> InputError:
