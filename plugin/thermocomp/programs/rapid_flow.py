@@ -93,6 +93,7 @@ class _Flow(_Calls):
             self._cycle_body = _body(entry[-1])
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
+        self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
@@ -103,7 +104,8 @@ class _Flow(_Calls):
         per_pass: frozenset[tuple[int, int]] = frozenset()
         if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
             self.steps[:], per_pass, refused, notes = passes.settle(
-                self.steps, self.per_pass, set(self.conditional), _loop_name, _location, getattr(self, "cycle_start", None))
+                self.steps, self.per_pass, set(self.conditional), _loop_name,
+                lambda loop: (*_location(loop), self.loop_files[id(loop)]), getattr(self, "cycle_start", None))
             self.unsupported.extend(refused)
             for note in notes:
                 self.note_once(note)
@@ -695,6 +697,7 @@ class _Flow(_Calls):
         """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
         a declared target that differs is refused, its motions dropped."""
         changing = passes.take(self.steps[first_step:], self.per_pass, loop)
+        self.loop_files[id(loop)] = self.file
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)

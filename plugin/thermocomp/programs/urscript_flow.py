@@ -329,8 +329,8 @@ class Flow(calls.Texts):
         kind, value, frame = st.data.split("_")[0], None, self.frames[-1]
         try:
             value = self.evaluate(st.children[0], local) if st.children else None
-        except Unsupported:
-            pass  # (known only while running: an error where it is read)
+        except Unsupported as unknown:  # (known only while running: an error where it is read, saying why)
+            value = unknown
         if kind != "return" and not frame.loops:
             raise self.error(f"{kind} outside a loop", st)
         target = frame if kind == "return" else frame.loops[-1]
