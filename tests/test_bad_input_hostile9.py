@@ -254,3 +254,20 @@ def test_a_first_order_law_of_many_intervals_is_computed_in_linear_time():
     at_60 = at_30 * np.exp(-1.5)
     expected = [0.0, at_30, at_60, 1 + (at_60 - 1) * np.exp(-1.0), 1 + (at_60 - 1) * np.exp(-3.0)]
     np.testing.assert_allclose(law.fraction([0.0, 30.0, 60.0, 70.0, 90.0]), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(("face", "refused"), [("f 0 3 2", True), ("  f 1 3 0", True), ("f 1 0/1/1 2", True),
+                                               ("f 1/0 3 2", False), ("f 1 3 2", False), ("f -1 3 2", False)])
+def test_an_obj_face_of_vertex_index_0_is_refused_at_its_line(tmp_path, face, refused):
+    """OBJ counts vertices from 1 (negative: from the end); trimesh read index 0 as the last vertex: a mesh other
+    than the file's, its volume and inertia computed without a word."""
+    from thermocomp.io.meshes import read_mesh
+
+    path = tmp_path / "c.obj"
+    path.write_text(CUBE_OBJ.replace("f 1 3 2", face))
+    if refused:
+        with pytest.raises(read.InputError, match="expected face vertex indices from 1") as info:
+            read_mesh(path, 1.0)
+        assert info.value.row == 5
+    else:
+        assert read_mesh(path, 1.0).faces.shape == (4, 3)
