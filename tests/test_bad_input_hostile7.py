@@ -129,7 +129,7 @@ def test_a_urscript_speed_or_acceleration_beyond_any_robot_is_refused_at_its_col
     column = len(f"  movel(p[0.4,0.1,0.4,0,3.14,0], {other}, {key}=") + 1
     err = refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
                                  "--out", "o.script", "--timed"], EXIT_INPUT, "b.script, line 2",
-                  f"movel: expected {key} of at most 1e+06, got {shown} (column {column})")
+                  f"movel: expected {key} of at most 1e+06 {dict(a='m/s^2', v='m/s')[key]}, got {shown} (column {column})")
     assert "RuntimeWarning" not in err
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -18,6 +19,10 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.files import MAX_LINE_BYTES, open_input
 
+#: What ends a line, as editors and spreadsheets end it: a newline, a carriage return, or both. Not the form feed, the
+#: vertical tab, the separators ``\x1c``-``\x1e``, NEL or U+2028/U+2029 that :meth:`str.splitlines` ends one at too:
+#: a form feed in a comment made the comment's second half the header, and every line number after it one too many.
+_LINE_END = re.compile(r"\r\n?|\n")
 #: Raw lines read at a time by :func:`iter_rows`.
 _ROWS_BLOCK = 256
 #: Bytes :meth:`CsvLines.read` reads from the file at a time (about what the lines asked for need, by their
@@ -126,7 +131,7 @@ class CsvLines:
         """Refuse a line of more than :data:`MAX_LINE_BYTES` in ``data`` (read after the lines ``parts`` of this
         block and ``tail`` bytes of its first line): a cell of megabytes copied into every row of an output (a name,
         once a minute), or a file of gigabytes without a line end read whole. A carriage return alone ends a line
-        too, as :meth:`str.splitlines` reads it. Returns the bytes of the last line of ``data``, not ended."""
+        too, as :data:`_LINE_END` reads it. Returns the bytes of the last line of ``data``, not ended."""
         codes = np.frombuffer(data, dtype=np.uint8)
         ends = np.flatnonzero((codes == 0x0A) | (codes == 0x0D))
         lengths = np.diff(ends, prepend=-1 - tail) - 1
@@ -182,7 +187,8 @@ class CsvLines:
                 ) from exc
             self._offset += len(piece_bytes)
             self._encoding = "utf-8"
-            for line in piece.splitlines():
+            lines = _LINE_END.split(piece)
+            for line in lines[:-1] if lines[-1] == "" else lines:  # (the piece's own line end ends no other line)
                 self.number += 1
                 number = self.number
                 if not line.strip() or line.lstrip().startswith("#"):
@@ -205,10 +211,9 @@ def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
 
     Memory stays bounded by a few hundred lines, whatever the file's size (for
     million-row toolpaths; a file whose lines all end in a bare ``\\r`` is
-    one long piece). Lines end where :meth:`str.splitlines` ends them
-    (newline, carriage return and the rest): the file is read in
-    newline-terminated pieces and each piece is split further, which gives
-    the same lines because no other line boundary spans a newline. A
+    one long piece). Lines end at a newline, a carriage return or both
+    (:data:`_LINE_END`): the file is read in newline-terminated pieces and
+    each piece is split at its carriage returns. A
     malformed quoted cell (``"abc`` without its closing quote, ``"ab"c``) is
     an error.
 

@@ -30,6 +30,7 @@ imported only when a ``.dae`` file is read.
 from __future__ import annotations
 
 import math
+import re
 import stat
 import struct
 import xml.etree.ElementTree as ET
@@ -139,6 +140,18 @@ def _check_stl(path: Path) -> None:
                          f"got {size} bytes that are neither", path=str(path))
 
 
+#: A face (``f``) of an OBJ with a vertex index 0: OBJ counts vertices from 1 (or from the end, negative), and trimesh
+#: took 0 for the last vertex, a mesh silently other than the file's.
+_OBJ_FACE_ZERO = re.compile(rb"^[ \t]*f[ \t][^\n#]*?(?<![^ \t])0(?=[/ \t\r\n]|$)", re.M)
+
+
+def _check_obj(path: Path) -> None:
+    found = _OBJ_FACE_ZERO.search(path.read_bytes())
+    if found is not None:
+        raise InputError("expected face vertex indices from 1 (OBJ counts from 1), got 0", path=str(path),
+                         row=found.string.count(b"\n", 0, found.start()) + 1)
+
+
 def check_mesh_file(path: Path) -> None:
     """A mesh file is a regular file of at most :data:`MAX_MESH_BYTES` (an :class:`InputError` naming it)."""
     try:
@@ -183,6 +196,8 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     check_mesh_file(p)
     if suffix == ".stl":
         _check_stl(p)
+    if suffix == ".obj":
+        _check_obj(p)
     if suffix == ".dae":
         try:
             import collada  # noqa: F401  (trimesh's COLLADA loader needs it)
@@ -199,9 +214,11 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     import trimesh
 
     try:
-        mesh = trimesh.load_mesh(str(p), process=False)
+        mesh = trimesh.load_mesh(str(p), process=False, resolver=_NoFiles())
     except (ValueError, KeyError, IndexError, struct.error, OSError, NotImplementedError) as exc:
         raise InputError(f"cannot read the mesh: {exc}", path=src) from exc
+    except AttributeError:  # (trimesh's COLLADA loader on a file of no <scene>)
+        raise InputError("cannot read the mesh: expected a COLLADA <scene> of geometry, got none", path=src) from None
     except MemoryError:
         raise InputError(f"cannot read the mesh: it needs more memory than this machine has "
                          f"({p.stat().st_size / 2**20:.0f} MiB of file)", path=src) from None
@@ -217,6 +234,16 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
         raise InputError(f"expected vertex coordinates of magnitude at most {MAX_LENGTH:g} m, got "
                          f"{np.abs(vertices).max():.3g} m", path=src)
     return MeshData(vertices=vertices, faces=faces, path=src, metres_per_unit=scale)
+
+
+class _NoFiles:
+    """trimesh's resolver of the files a mesh names (an OBJ's ``mtllib``, a COLLADA image): none is read. Their
+    materials are not geometry, and a stranger's mesh naming a FIFO or ``/dev/stdin`` waited for ever."""
+
+    def get(self, name: str) -> bytes:
+        raise OSError(f"a file a mesh names is not read: {name}")
+
+    __getitem__ = get
 
 
 def stl_bytes(vertices: ArrayLike, faces: ArrayLike, header: str = "") -> bytes:

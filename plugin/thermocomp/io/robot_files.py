@@ -469,6 +469,19 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
         raise sa.SubstitutionException(f"$(env {name}) / $(optenv {name}): reading the environment is off, so that "
                                        "a robot file expands the same for everyone; allow it with --xacro-allow-env")
 
+    def include_files(spec, symbols):
+        """The files of a ``<xacro:include>``, each inside ``roots`` (as ``xacro.load_yaml``'s): a robot file from a
+        stranger reads no file of the machine's outside its folders, a glob is searched inside them only."""
+        name = xacro.abs_filename_spec(xacro.eval_text(spec, symbols))
+        folder = Path(re.split(r"[*?[]", name)[0]).parent  # (the folder a glob searches)
+        for found in saved_include_files(spec, symbols) if xe.inside(folder, roots) else [name]:
+            if not xe.inside(Path(found), roots):
+                real = Path(found).resolve()
+                got = real if Path(os.path.normpath(found)) == real else f"{found} (a link to {real})"
+                raise xacro.XacroException(f'xacro:include filename="{spec}": expected a file inside the robot '
+                                           f"file's folder or a ROS package's (--package-path), got {got}")
+            yield found
+
     def parse(inp, filename=None):
         if inp is None:  # a file xacro opens (the top file, an include): not a FIFO, a device or a huge file
             name = os.path.join(xacro.root_dir, filename)
@@ -479,16 +492,16 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
             _stage(f"reading and parsing {name}")
         return saved_parse(inp, filename)
 
-    saved_parse = xacro.parse
+    saved_parse, saved_include_files = xacro.parse, xacro.get_include_files
     saved = (xacro.safe_eval, sa._eval, sa._eval_env, sa._eval_optenv)
-    xacro.safe_eval, sa._eval, xacro.parse = safe_eval, eval_substitution, parse
+    xacro.safe_eval, sa._eval, xacro.parse, xacro.get_include_files = safe_eval, eval_substitution, parse, include_files
     if not env:
         sa._eval_env = sa._eval_optenv = no_env
     try:
         yield
     finally:
         xacro.safe_eval, sa._eval, sa._eval_env, sa._eval_optenv = saved
-        xacro.parse = saved_parse
+        xacro.parse, xacro.get_include_files = saved_parse, saved_include_files
 
 
 #: The largest file a xacro expansion reads (the robot file, an include, a YAML file): descriptions of real robots
@@ -736,7 +749,7 @@ def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
     where, row = stack[-1], None
     needle = "${" + clauses[0] + "}" if clauses else None
     if needle is None:
-        arg = re.search(r"\$\(eval .*\)$|\$\((find|arg) [^)]*\)", text)
+        arg = re.search(r'filename="[^"]*"|\$\(eval .*\)$|\$\((find|arg) [^)]*\)', text)
         needle = arg.group(0) if arg else None
     if needle is None and isinstance(inner, _PackageNotFound):
         name = re.search(r"\$\(find (\S+)\)", text)

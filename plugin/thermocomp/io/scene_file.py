@@ -324,7 +324,7 @@ class _Where:
     def __init__(self, text: str) -> None:
         self.headers: list[tuple[str, int]] = []  # (dotted name, line)
         self.keys: list[tuple[str, int, int]] = []  # (key, line, index of the header it is under, -1 at top)
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(text.split("\n"), start=1):  # (TOML's line ends: not U+2028 splitlines ends at)
             m = self._HEADER.match(line)
             if m:
                 self.headers.append((m.group(1).replace(" ", ""), number))
@@ -370,6 +370,9 @@ class _Reader:
             m = re.search(r"line (\d+)", str(exc))
             raise InputError(f"expected a TOML {kind} file: {exc}", path=self.src,
                              row=int(m.group(1)) if m else None) from exc
+        except RecursionError:  # (tomllib reads nested arrays and tables recursively: a traceback)
+            raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some "
+                             "levels, not hundreds)", path=self.src) from None
         self.where = _Where(text)
 
     def error(self, message: str, line: int | None) -> InputError:

@@ -132,6 +132,9 @@ def read_time_law(path: PathLike):
         where = re.search(r"line (\d+), column (\d+)", str(exc))
         raise InputError(f"not valid TOML: {exc}", path=src, row=int(where[1]) if where else None,
                          column=where[2] if where else None) from None
+    except RecursionError:  # (tomllib reads nested arrays and tables recursively: a traceback)
+        raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some "
+                         "levels, not hundreds)", path=src) from None
     if data.get("format") != FORMAT:
         raise InputError(f'key format: expected "{FORMAT}", got {data.get("format")!r}', path=src)
     if data.get("version") != VERSION:

@@ -561,10 +561,20 @@ class _Declarations:
         """``a op b`` (:data:`_OPERATORS`), the operands read left to right; ``+`` of strings joins them. Of RAPID's
         ``pos`` and ``orient`` as the RAPID kernel's arithmetic operators define them: ``pos + pos``, ``pos - pos``
         (vector sum, difference), ``num * pos``, ``pos * num`` (scaled), ``pos * pos`` (vector product, mm) and
-        ``orient * orient`` (the rotations linked: the quaternion product); any other operands are not computed."""
+        ``orient * orient`` (the rotations linked: the quaternion product); any other operands are not computed.
+        A chain ``a + b + ... + z`` (or ``AND``, ...) nests on its left: it is followed in a loop, as long as written."""
+        chain = [node]
+        while isinstance(chain[-1].children[0], Tree) and chain[-1].children[0].data in _OPERATORS:
+            chain.append(chain[-1].children[0])
+        value: tuple[object, str] = (self.evaluate(chain[-1].children[0], local), "")
+        for link in reversed(chain):
+            value = self._operate(link, value[0], local)
+        return value
+
+    def _operate(self, node: Tree, a: object, local) -> tuple[object, str]:
+        """:meth:`operation` of ``node`` whose left operand's value is ``a``."""
         op, (left, right) = node.data, node.children
         kind, function = _OPERATORS[op]
-        a = self.evaluate(left, local)
         if op == "add" and isinstance(a, str):
             b = self.evaluate(right, local)
             if not isinstance(b, str):

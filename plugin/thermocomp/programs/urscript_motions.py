@@ -39,6 +39,9 @@ MOTIONS = {
     "optimovej": (JOINT, 1, 0.3, 0.3),  # (SW 5.21: as movej and movel, ``a`` and ``v`` fractions of the
     "optimovel": (LINEAR, 1, 0.3, 0.3),  # robot's limits, not speeds: timed at those limits, a lower bound)
 }
+#: Largest speed [m/s, rad/s], acceleration [m/s^2, rad/s^2] or blend radius [m] a motion takes: far beyond any
+#: robot's (a UR moves at some 3 rad/s, 4 m/s); past it, 1e300 or inf, the timing overflowed.
+MAX_MOTION_VALUE = 1e6
 #: Their parameters in order (positional arguments), after the point(s).
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r"), "optimovej": ("a", "v", "r"),
@@ -75,7 +78,8 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
     """Kind, acceleration [m/s^2 or rad/s^2], speed [m/s or rad/s] and stated duration [s] (or None) of the motion
     ``name`` given the numbers after its point(s), as the URScript manual defines its parameters and defaults.
     :class:`Refused` where the controller refuses them (too many, an unknown name, ``a`` or ``v`` not above 0 or
-    above :data:`MAX_POSE_VALUE`, ``t`` below 0).
+    above :data:`MAX_MOTION_VALUE` (an ``optimove`` one above 1: a fraction), ``t`` below 0, ``r`` outside 0 to
+    :data:`MAX_MOTION_VALUE` m).
     """
     kind, n_points, a_default, v_default = MOTIONS[name]
     parameters = PARAMETERS[name]
@@ -87,14 +91,18 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
     unknown = set(given) - set(parameters)
     if unknown:
         raise Refused(f"{name}: unknown argument(s) {sorted(unknown)}", None)
-    a, v, t = given.get("a", a_default), given.get("v", v_default), given.get("t", 0.0)
-    for key, value in (("a", a), ("v", v)):
+    a, v, t, r = given.get("a", a_default), given.get("v", v_default), given.get("t", 0.0), given.get("r", 0.0)
+    high, units = (1.0, ("(a fraction of the robot's limit)",) * 2) if name.startswith("optimove") else \
+        (MAX_MOTION_VALUE, ("rad/s^2", "rad/s") if kind == JOINT else ("m/s^2", "m/s"))
+    for key, value, unit in (("a", a, units[0]), ("v", v, units[1])):
         if not value > 0:
             raise Refused(f"{name}: expected {key} > 0, got {value:g}", key)
-        if not value <= MAX_POSE_VALUE:  # (inf from 1e308*10: a motion of no time)
-            raise Refused(f"{name}: expected {key} of at most {MAX_POSE_VALUE:g}, got {value:g}", key)
+        if not value <= high:  # (inf from 1e308*10: a motion of no time)
+            raise Refused(f"{name}: expected {key} of at most {high:g} {unit}, got {value:g}", key)
     if not t >= 0:
         raise Refused(f"{name}: expected t >= 0 s, got {t:g}", "t")
+    if not 0 <= r <= MAX_MOTION_VALUE:  # (NaN, inf, a negative radius: read and written as if none)
+        raise Refused(f"{name}: expected a blend radius r from 0 to {MAX_MOTION_VALUE:g} m, got {r:g}", "r")
     return kind, a, v, t if t > 0 else None
 
 
