@@ -338,8 +338,9 @@ class _Calls(calls.Texts):
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
 
-    def _at(self, node: Tree | Token, path: str) -> str:
-        line = _location(node)[0]
+    def _at(self, node: Tree | Token | int, path: str) -> str:
+        """Where ``node`` (or the line ``node``) is written: ``line 7``, in another file ``path, line 7``."""
+        line = node if isinstance(node, int) else _location(node)[0]
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
@@ -530,7 +531,7 @@ class _Calls(calls.Texts):
 
     def note_found_nowhere(self, entry: list[Tree]) -> tuple[tuple[str, int, int, int], ...]:
         """A note for each routine found nowhere that a cycle may call; returns ``(name, file, line, column)`` of each
-        such call the ``entry`` routines make (``RobotProgram.extra["nowhere"]``)."""
+        such call the ``entry`` routines make (:func:`.calls.note_found_nowhere`)."""
         sites: dict[str, list[tuple[int, Tree]]] = {}
         for routine in self._reach[0].values():
             for call in routine.find_data("call"):
@@ -539,17 +540,13 @@ class _Calls(calls.Texts):
         for key, site in self._late_nowhere.items():
             sites.setdefault(key, [site])
         spans = [(self.routine_file(r), r.meta.start_pos, r.meta.end_pos) for r in entry]
-        own = sorted((f, *_location(c), str(c.children[0])) for found in sites.values() for f, c in found
-                     if any(f == file and a <= c.meta.start_pos < b for file, a, b in spans))
-        firsts = sorted((min((f, *_location(c), c) for f, c in found), len(found)) for found in sites.values())
-        for (file, _, _, first), count in firsts:
-            name, where = str(first.children[0]), self._at(first, self._files[file][0])
-            self.notes.append(Finding(
-                f"{name} is a routine found in no module of the task: its {count} call(s) (the first at {where}) "
-                "are passed over, assuming it moves nothing and changes nothing but the data passed to it (a motion "
-                "that reads those after a call is refused); their time is not in the time estimate (give its module "
-                "with --module FILE to have it followed)", *_location(first), file))
-        return tuple((name, file, line, column) for file, line, column, name in own)
+        return calls.note_found_nowhere(self.notes, [
+            [(f, *_location(c), str(c.children[0]), any(f == file and a <= c.meta.start_pos < b for file, a, b in spans))
+             for f, c in found] for found in sites.values()], lambda name, count, file, line: (
+            f"{name} is a routine found in no module of the task: its {count} call(s) (the first at "
+            f"{self._at(line, self._files[file][0])}) are passed over, assuming it moves nothing and changes "
+            "nothing but the data passed to it (a motion that reads those after a call is refused); their time is not "
+            "in the time estimate (give its module with --module FILE to have it followed)"))
 
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``); without a ``main``, or an empty one, every parameterless PROC of the

@@ -626,25 +626,20 @@ class Flow(calls.Texts):
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
         """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
         manual's Functions: it changes none of the script's variables). Returns ``(name, 0, line, column)`` of each
-        such call the entry's ``body`` makes itself, in order (``RobotProgram.extra["nowhere"]``)."""
-        sites: dict[str, list[Tree]] = {}
+        such call the entry's ``body`` makes itself, in order (:func:`.calls.note_found_nowhere`)."""
+        defined = ("func_def", "thread_def")  # (the calls the body makes, not inside a function or thread it defines)
+        own = {id(c) for st in body for c in st.find_data("call")} - {
+            id(c) for st in body for d in st.find_pred(lambda t: t.data in defined) for c in d.find_data("call")}
+        sites: dict[str, list[tuple]] = {}
         for call in self.tree.find_data("call"):
             if self.found_nowhere(str(call.children[0])):
-                sites.setdefault(str(call.children[0]), []).append(call)
-        for name, found in sorted(sites.items(), key=lambda item: min(map(line_col, item[1]))):
-            line, column = min(map(line_col, found))
-            self.notes.append(Finding(
-                f"{name} is neither a function of this script nor one thermocomp knows: its {len(found)} call(s) (the "
-                f"first at line {line}) are passed over, assuming it moves nothing and changes none of the script's "
-                "variables (URScript passes arguments by value); their time is not in the time estimate (a motion that "
-                "reads its value is refused)", line, column))
-        own, stack = [], [st for st in body if isinstance(st, Tree) and st.data not in ("func_def", "thread_def")]
-        while stack:
-            node = stack.pop()
-            if node.data == "call" and self.found_nowhere(str(node.children[0])):
-                own.append((*line_col(node), str(node.children[0])))
-            stack += [c for c in node.children if isinstance(c, Tree) and c.data not in ("func_def", "thread_def")]
-        return tuple((name, 0, line, column) for line, column, name in sorted(own))
+                sites.setdefault(str(call.children[0]), []).append(
+                    (0, *line_col(call), str(call.children[0]), id(call) in own))
+        return calls.note_found_nowhere(self.notes, sites.values(), lambda name, count, _, line: (
+            f"{name} is neither a function of this script nor one thermocomp knows: its {count} call(s) (the first at "
+            f"line {line}) are passed over, assuming it moves nothing and changes none of the script's variables "
+            "(URScript passes arguments by value); their time is not in the time estimate (a motion that reads its "
+            "value is refused)"))
 
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
