@@ -65,7 +65,20 @@ class Texts:
     ``_in_call`` maps the id of each step run by a call with arguments to that call; ``_passed``, a call argument
     naming data or a target written at the call site (its task-wide offset) to the called routine's span and the
     parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
-    ``(A, B, how)`` (:func:`read_at_call_site`)."""
+    ``(A, B, how)`` (:func:`read_at_call_site`). Each walker's ``UNROLLED`` says in :meth:`work`'s refusal what the
+    program is and what its statements run count."""
+
+    def start_work(self, code_lines: int) -> None:
+        """Statements run counted from none (:meth:`work`), bounded at :data:`MAX_STATEMENTS_RUN` and
+        :data:`STATEMENTS_PER_LINE` each of the program's ``code_lines``."""
+        self.statements_run, self.max_statements = 0, MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * code_lines
+
+    def work(self, where, count: int = 1) -> None:
+        """``count`` more statements run: past :attr:`max_statements` the program is refused naming ``where``."""
+        self.statements_run += count
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of {self.UNROLLED}): refused at this statement", where)
 
     def finished(self, scan: Callable[[], Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]],
                  fold: Callable[[str], str]) -> tuple[list[MotionRun | Wait], dict]:

@@ -267,6 +267,8 @@ _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if",
 class _Calls(calls.Texts):
     """The walker's routines and calls (mixed into ``rapid._Walker`` under :class:`.rapid_flow._Flow`)."""
 
+    UNROLLED = "the module; its FOR loops and routine calls unrolled, the paths through its conditions joined"
+
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
         body = _body(routine)

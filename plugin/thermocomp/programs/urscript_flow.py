@@ -4,7 +4,7 @@ The rule: **a motion's data decide, not the control flow around it**. A branch o
 before running is followed; one known only while running along every branch, the paths joined after it. A loop of
 unknown count, PolyScope's main loop and a thread follow their body once from the state at their head
 (:meth:`Flow.settle`). Reading is linear: what each function and construct may do is found once (:class:`Summary`),
-a call from a state met before is done again, not run, and the work is bounded (:data:`MAX_STATEMENTS_RUN`).
+a call from a state met before is done again, not run, and the work is bounded (:data:`.calls.MAX_STATEMENTS_RUN`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
-from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
+from thermocomp.programs.calls import MAX_QUIET_WORK
 from thermocomp.programs.grammars import parse_at, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
@@ -139,6 +139,8 @@ def _on(stack: list, item):
 
 class Flow(calls.Texts):
     """The walker's control flow and calls (mixed into the walker)."""
+
+    UNROLLED = "the file; its loops and calls unrolled"
 
     # ----- bounds
     def count(self, n: int, where) -> None:
@@ -310,11 +312,7 @@ class Flow(calls.Texts):
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
-        self.statements_run += 1
-        if self.statements_run > self.max_statements:
-            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
-                             f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
-                             "statement", st)
+        self.work(st)
         return _STATEMENTS[st.data](self, st, local, depth)
 
     def run_sequence(self, statements, local: dict, depth: int) -> _Left | None:
@@ -815,5 +813,4 @@ _STATEMENTS = {
     **dict.fromkeys(("return_stmt", "break_stmt", "continue_stmt"), Flow.run_jump),
 }
 
-__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "STATEMENTS_PER_LINE",
-           "UNSUPPORTED_CALLS", "Flow", "Summary"]
+__all__ = ["MAX_QUIET_WORK", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "UNSUPPORTED_CALLS", "Flow", "Summary"]
