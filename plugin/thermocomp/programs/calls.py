@@ -9,8 +9,8 @@ written differently (its motions stay as written, the later call reported).
 
 from __future__ import annotations
 
+import collections
 import functools
-import itertools
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
@@ -223,18 +223,19 @@ class Texts:
         return {"call_site": how, "through": matrices}
 
 
-def note_found_nowhere(notes: list[Finding], sites: Iterable[list[tuple[int, int, int, str, bool]]],
+def note_found_nowhere(notes: list[Finding], sites: Iterable[tuple[str, int, int, int, str, bool]],
                        message: Callable[[str, int, int, int], str]) -> tuple[tuple[str, int, int, int], ...]:
-    """One note for each routine found nowhere, at the first of its calls ``sites`` (a list a routine, each call's
-    file, line, column, name as written and whether the entry makes it itself) and in their order: ``message(name,
-    count, file, line)`` of that call. Returns ``(name, file, line, column)`` of each call the entry makes itself, in
-    order (``RobotProgram.extra["nowhere"]``)."""
-    ordered = sorted(sorted(found) for found in sites)  # (each routine's calls in order, the routines by their first)
-    for found in ordered:
-        file, line, column, name, _ = found[0]
-        notes.append(Finding(message(name, len(found), file, line), line, column, file))
-    return tuple((name, file, line, column) for file, line, column, name, own in sorted(itertools.chain(*ordered))
-                 if own)
+    """One note for each routine found nowhere, at the first of its calls ``sites`` (each its routine's key, file,
+    line, column, name as written, whether the entry makes it itself) and in their order: ``message(name, count,
+    file, line)`` of that call. Returns ``(name, file, line, column)`` of each call the entry makes, in order
+    (``RobotProgram.extra["nowhere"]``)."""
+    ordered = sorted(sites, key=lambda site: site[1:])  # (in the order of the task's files and text)
+    count, first = collections.Counter(site[0] for site in ordered), {}
+    for site in ordered:
+        first.setdefault(site[0], site)
+    for key, file, line, column, name, _ in first.values():
+        notes.append(Finding(message(name, count[key], file, line), line, column, file))
+    return tuple((name, file, line, column) for _, file, line, column, name, own in ordered if own)
 
 
 def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:

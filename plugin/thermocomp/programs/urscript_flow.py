@@ -628,12 +628,9 @@ class Flow(calls.Texts):
         defined = ("func_def", "thread_def")  # (the calls the body makes, not inside a function or thread it defines)
         own = {id(c) for st in body for c in st.find_data("call")} - {
             id(c) for st in body for d in st.find_pred(lambda t: t.data in defined) for c in d.find_data("call")}
-        sites: dict[str, list[tuple]] = {}
-        for call in self.tree.find_data("call"):
-            if self.found_nowhere(str(call.children[0])):
-                sites.setdefault(str(call.children[0]), []).append(
-                    (0, *line_col(call), str(call.children[0]), id(call) in own))
-        return calls.note_found_nowhere(self.notes, sites.values(), lambda name, count, _, line: (
+        return calls.note_found_nowhere(self.notes, [
+            (str(c.children[0]), 0, *line_col(c), str(c.children[0]), id(c) in own) for c in self.tree.find_data("call")
+            if self.found_nowhere(str(c.children[0]))], lambda name, count, _, line: (
             f"{name} is neither a function of this script nor one thermocomp knows: its {count} call(s) (the first at "
             f"line {line}) are passed over, assuming it moves nothing and changes none of the script's variables "
             "(URScript passes arguments by value); their time is not in the time estimate (a motion that reads its "
