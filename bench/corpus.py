@@ -194,8 +194,11 @@ def command(entry: Entry, out_dir: Path) -> list[str]:
     """The ``thermocomp compensate`` command line for one program."""
     exe = Path(sys.executable).with_name("thermocomp")
     robot = list(entry.robot_options) or ["--robot", entry.robot]
+    out = entry.program.name
+    if any(len(f"{Path(out).stem}.{module.name}".encode()) > 255 for module in entry.modules):
+        out = "program" + entry.program.suffix  # (a module written beside it: the corpus's long names pass NAME_MAX)
     cmd = [str(exe), "compensate", *robot, "--deformation", str(DEFORMATION),
-           "--program", str(entry.program), "--out", str(out_dir / entry.program.name), "--no-progress"]
+           "--program", str(entry.program), "--out", str(out_dir / out), "--no-progress"]
     for module in entry.modules:
         cmd += ["--module", str(module)]
     if entry.entry and entry.entry.lower() != "main":

@@ -79,24 +79,24 @@ MODULE_CALLED = f"MODULE M3\nCONST robtarget q:={POINT};\nPROC g(num d)\n  MoveL
                 "ENDPROC\nENDMODULE\n"
 
 
-@pytest.mark.parametrize(("module", "calls", "where", "unit"), [
-    (MODULE_LOOP, "  g;\n", "m3.mod:5:5", "pass to pass"),
-    (MODULE_CALLED, "  g 10;\n  g 20;\n", "m3.mod:4:3", "call to call"),
+@pytest.mark.parametrize(("module", "calls", "where", "entries"), [
+    (MODULE_LOOP, "  g;\n", "m3.mod:4:3: FOR", 3),
+    (MODULE_CALLED, "  g 10;\n  g 20;\n", "the calls of g", 2),
 ])
-def test_a_table_of_targets_in_another_module_is_refused_by_the_reader(case, capsys, module, calls, where, unit):
+def test_a_table_of_targets_in_another_module_is_written_in_that_module(case, capsys, module, calls, where, entries):
     """A target that differs from pass to pass (a FOR in the module) or from call to call (a routine of the module
-    called with other offsets): it was solved, then refused by the writer ("the target at column 9 differs from
-    pass to pass", also for the calls); the reader now lists it as a construct it cannot follow, with its reason,
-    and ``--unsupported keep`` leaves it as written and compensates the rest."""
+    called with other offsets): it was solved, then refused by the writer; then listed by the reader as a construct
+    it cannot follow, "in the program's own module only". Its table and counter are now declared LOCAL in the
+    module of its motion, which reads them; the program's module gets none."""
     (case / "p.mod").write_text(PROGRAM.replace("ENDPROC", calls + "ENDPROC"))
     (case / "m3.mod").write_text(module)
-    argv = [*RAPID, "--program", "p.mod", "--module", "m3.mod", "--out", "o.mod"]
-    refused(case, capsys, argv, EXIT_INPUT, f"{where}: MoveL's target differs from {unit}, and it lies in another "
-            "module of the task", "1 construct(s) cannot be followed exactly")
-    code, out, err = run_cli(capsys, [*argv, "--unsupported", "keep"])
+    code, out, err = run_cli(capsys, [*RAPID, "--program", "p.mod", "--module", "m3.mod", "--out", "o.mod"])
     assert code == EXIT_OK, err
-    assert (case / "o.mod").read_text() != PROGRAM.replace("ENDPROC", calls + "ENDPROC")
-    assert not (case / "o.m3.mod").exists()
+    assert where in out
+    written = (case / "o.m3.mod").read_text()
+    assert "  LOCAL VAR num tcPassN1 := 0;" in written and f"  LOCAL CONST robtarget tcPassT1{{{entries}}}:=" in written
+    assert f"tcPassN1 := tcPassN1 MOD {entries} + 1;" in written and "MoveL tcPassT1{tcPassN1}," in written
+    assert "tcPass" not in (case / "o.mod").read_text()
 
 
 def test_the_modules_are_checked_in_time_linear_in_their_number(case, monkeypatch):

@@ -76,6 +76,7 @@ _GATHERINGS = [
     ("held-out-17", 25, 11, ("rapid", 25), None, ()),
     ("held-out-18", 25, 6, ("urscript", 25), None, ()),
     ("held-out-19", 25, 15, ("rapid", 20), None, ()),
+    ("held-out-20", 18, 12, ("urscript", 8), None, ()),
 ]
 
 

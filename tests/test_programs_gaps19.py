@@ -209,24 +209,78 @@ def _late(tmp_path, call: str, moves: bool, loads: bool):
     return path, 8 + moves + loads
 
 
-@pytest.mark.parametrize("call", ['%"rPath" + NumToStr(nType, 0)%;', '%"PartModule:main"%;', "%sRoutine%;"])
+@pytest.mark.parametrize("call", ['%"rPath" + NumToStr(nType, 0)%;', '%"PartModule:main"%;'])
 @pytest.mark.parametrize(("moves", "loads"), [(False, False), (True, False), (False, True)])
 def test_a_late_bound_call_of_a_routine_the_task_may_not_hold_is_refused(tmp_path, call, moves, loads):
-    """Its routine may be in a module loaded while running, which may move: refused naming the call's line and
-    column, nothing written, where the task moves (its motions are compensated around a call not followed), where
-    it loads modules (``Load``), or where no routine of the task starts as the name's text does (``"rPath" + ...``,
-    ``"PartModule:main"``). A name held in a variable of a task that loads nothing and moves nothing can only run one
-    of the task's routines, none of which moves: written back unchanged, the call noted."""
+    """Its routine may be in a module not given or loaded while running, which may move: refused naming the call's
+    line and column, nothing written, where the task moves (its motions are compensated around a call not followed),
+    where it loads modules (``Load``), where no routine of the task matches the name's text (``"rPath" + ...``,
+    ``"PartModule:main"``)."""
     from helpers import run_program
     from test_programs_rapid_cell import ZERO
 
     path, line = _late(tmp_path, call, moves, loads)
     out = tmp_path / "cell_out.mod"
-    if call == "%sRoutine%;" and not (moves or loads):
+    with pytest.raises(InputError, match="a late-bound call .* known only while running is not followed") as info:
+        run_program("irb140", ZERO, path, out)
+    assert info.value.row == line and info.value.column == 5 and not out.exists()
+
+
+@pytest.mark.parametrize(("call", "loads", "kept"), [
+    ('%"rJob" + NumToStr(nType, 0)%;', False, True), ('%"r" + sJob + "_Config"%;', False, True),
+    ('%"rJob" + NumToStr(nType, 0)%;', True, False), ('%"r" + sJob + "_Setup"%;', False, False),
+    ("%sJob%;", False, True), ("%sJob%;", True, False)])
+def test_a_late_bound_call_whose_text_pins_the_tasks_own_routines_runs_one_of_them(tmp_path, call, loads, kept):
+    """The name's literal parts, in order (``"rJob" + ...``, ``"r" + ... + "_Config"``), match routines of the task,
+    none of which moves, and the task loads no module: the call runs one of them (the RAPID reference's late binding
+    looks the name up among the task's modules): a task that moves nothing is written back unchanged, the call noted.
+    A name with no text of its own (``%sJob%``: a dispatcher task's job read from its client) is taken as one of
+    the task's routines where the task loads no module. Where the task loads a module, or no routine matches
+    (``"_Setup"``), refused as above."""
+    from helpers import run_program
+    from test_programs_rapid_cell import ZERO
+
+    load = "    Load \\Dynamic, \"HOME:/part.mod\";\n" if loads else ""
+    path = tmp_path / "cell.mod"
+    path.write_text("MODULE cell\n  VAR string sJob;\n  PROC main()\n    VAR num nType;\n    nType := AInput(aiType);\n"
+                    f"    sJob := NumToStr(nType, 0);\n{load}    {call}\n  ENDPROC\n"
+                    "  PROC rJob1()\n    TPWrite \"1\";\n  ENDPROC\n  PROC rA_Config()\n    TPWrite \"A\";\n  ENDPROC\n"
+                    "ENDMODULE\n")
+    line, out = 7 + loads, tmp_path / "cell_out.mod"
+    if kept:
         report = run_program("irb140", ZERO, path, out)
         assert out.read_bytes() == path.read_bytes()
         assert any(f":{line}:5: a late-bound call" in n for n in report.notes)
         return
     with pytest.raises(InputError, match="a late-bound call .* known only while running is not followed") as info:
         run_program("irb140", ZERO, path, out)
-    assert info.value.row == line and info.value.column == 5 and not out.exists()
+    assert info.value.row == line and not out.exists()
+
+
+@pytest.mark.parametrize(("number", "moves", "line"), [("1", True, None), ("nType", True, 6), ("nType", False, None)])
+def test_callbyvar_is_the_late_bound_call_of_its_name_and_number(tmp_path, number, moves, line):
+    """``CallByVar "rJob", n;`` calls the procedure ``rJob<n>`` (RAPID Instructions, CallByVar), as
+    ``%"rJob" + NumToStr(n, 0)%;``: with ``n`` known, ``rJob1`` runs and its motion is compensated (it was passed over
+    as a routine found in no module, its motion left as written); with ``n`` known only while running, refused at its
+    line beside motions, and in a task that moves nothing, whose ``rJob`` routines the name pins, noted."""
+    from helpers import run_program
+    from test_programs_rapid_cell import ZERO
+
+    body = "    MoveJ p10, v100, fine, tool0;\n" if moves else "    TPWrite \"1\";\n"
+    path = tmp_path / "cell.mod"
+    path.write_text("MODULE cell\n  CONST robtarget p10 := [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                    "  PROC main()\n    VAR num nType;\n    nType := AInput(aiType);\n"
+                    f"    CallByVar \"rJob\", {number};\n  ENDPROC\n  PROC rJob1()\n{body}  ENDPROC\nENDMODULE\n")
+    out = tmp_path / "cell_out.mod"
+    if line is not None:
+        with pytest.raises(InputError, match="a late-bound call .* known only while running is not followed") as info:
+            run_program("irb140", ZERO, path, out)
+        assert info.value.row == line and not out.exists()
+        return
+    report = run_program("irb140", ZERO, path, out)
+    assert not any("CallByVar is a routine found in no module" in n for n in report.notes)
+    if moves:
+        prog = read_program(path)
+        assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [9]
+    else:
+        assert out.read_bytes() == path.read_bytes() and any(":6:5: a late-bound call" in n for n in report.notes)

@@ -214,18 +214,33 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
         assert values[shared[1]] == ("[first]" if alike else "[second]")
 
 
-def test_a_per_pass_table_in_another_module_is_refused_naming_it(tmp_path, rng):
-    """A target that differs from pass to pass becomes a table and a counter declared in the program's module
-    (tests/test_programs_loops.py): one in another module cannot read them, and is refused naming its file."""
+def test_a_per_pass_table_in_another_module_is_written_there(tmp_path, rng):
+    """A target that differs from pass to pass becomes a table and a counter (tests/test_programs_loops.py), declared
+    LOCAL in the module of its motion (held-out-20: a RobotStudio backup's FOR loop of Offs in a routine of another
+    module, refused before as written "in the program's own module only"). The written task, read back, takes the
+    warm robot to every pass's programmed pose; the program's module gets no table."""
     loop = "    FOR k FROM 1 TO 3 DO\n      MoveL Offs(a, 0, 0, k * 5), v100, fine, tGrip;\n    ENDFOR\n"
-    _, paths, _ = _task(tmp_path, rng, parts_body=loop)
-    out = tmp_path / "o.mod"
-    with pytest.raises(InputError, match="differs from pass to pass") as err:
-        run_program("irb140", small_table(rng), paths[0], out, program_options=_options(paths),
-                    options=CompensationOptions(time_law=Static()))
-    line = paths[1].read_text().splitlines().index("      MoveL Offs(a, 0, 0, k * 5), v100, fine, tGrip;") + 1
-    assert f"{paths[1]}, line {line}" in str(err.value)
-    assert not out.exists() and not (tmp_path / "o.parts.mod").exists()
+    chain, paths, want = _task(tmp_path, rng, parts_body=loop)
+    passes = []
+    for k in (1, 2, 3):
+        T = want[1].copy()
+        T[2, 3] += k * 0.005
+        passes.append(T)
+    want = [*want[:3], *passes, *want[3:]]
+    out = tmp_path / "out" / "o.mod"
+    out.parent.mkdir()
+    table = small_table(rng)
+    report = run_program("irb140", table, paths[0], out, program_options=_options(paths),
+                         options=CompensationOptions(time_law=Static()))
+    parts_out = out.parent / "o.parts.mod"
+    written = parts_out.read_text()
+    assert "  LOCAL VAR num tcPassN1 := 0;" in written and "  LOCAL CONST robtarget tcPassT1{3}:=" in written
+    assert "tcPass" not in out.read_text()
+    line = paths[1].read_text().splitlines().index("    FOR k FROM 1 TO 3 DO") + 1
+    assert f"{paths[1]}:{line}:5: FOR: the targets of the motion(s) at line {line + 1} differ" in report.text()
+    reached = _reached(chain, table, out, [parts_out])
+    assert len(reached) == len(want)
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - np.stack(want)[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
 
 
 def test_runs_of_motions_at_one_offset_of_two_files_are_each_read_from_their_file(tmp_path, rng):

@@ -156,7 +156,7 @@ def test_a_function_that_moves_nothing_is_passed_over_roboDK_s_spray_on(tmp_path
     """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` on its argument inside: the function moves nothing
     and changes nothing a motion reads, so its calls are passed over (one note) whatever the argument, and the
     motions around them compensate."""
-    for spray in ("1", "read_input_integer_reg(0)"):
+    for spray in ("1", "read_input_integer_register(0)"):
         src, T, q = _script(rng, f"  movel(a, a=1.2, v=0.25)\n  SprayOn({spray})\n  movel(b, a=1.2, v=0.25)\n"
                                  "  SprayOn(0)\n  movel(c, a=1.2, v=0.25)\n", ROBODK)
         path = tmp_path / "r.script"
@@ -186,7 +186,7 @@ def test_a_branch_on_run_time_data_in_a_function_decides_by_each_motion_s_data(t
     constant: compensated, and named in a note), changes the tool (the motion after the call reads a tool known
     only while running: refused there, naming the set_tcp) or calls a function neither of the script nor known
     (passed over, a note at that call)."""
-    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  SprayOn(read_input_integer_reg(0))\n"
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  SprayOn(read_input_integer_register(0))\n"
                              "  movel(b, a=1.2, v=0.25)\n  SprayOn(0)\n  movel(c, a=1.2, v=0.25)\n",
                         ROBODK.replace(*change))
     path = tmp_path / "r.script"

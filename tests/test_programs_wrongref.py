@@ -275,3 +275,28 @@ def test_urscript_a_parameter_passed_on_to_a_second_function_gets_per_call_table
            f"  a({ur_pose_text(T[0])})\n  a({ur_pose_text(T[1])})\nend\n")
     written, _ = _check_ur(tmp_path, rng, src, [T[0] @ DOWN, T[0], T[1] @ DOWN, T[1]])
     assert "movel(tc_pass_t1[tc_pass_n1], a=1.2, v=0.25)" in written
+
+
+@pytest.mark.parametrize("head, tail", [
+    ("IF DInput(diPart) = 1 THEN", "ENDIF"), ("WHILE DInput(diPart) = 1 DO", "ENDWHILE"),
+    ("TEST DInput(diPart)\n    CASE 1:", "ENDTEST"), ("FOR i FROM 1 TO DInput(diPart) DO", "ENDFOR")])
+def test_a_routines_own_datum_a_construct_of_unknown_course_assigns_is_unknown_after_it(tmp_path, head, tail):
+    """``VAR num x := 0;`` of the routine, given 10 inside an IF, WHILE, TEST or FOR whose course an input decides:
+    after it ``x`` is 0 or 10, so the motion reading it is refused naming the construct (a FOR's pass ran over a
+    copy of the routine's data: ``x`` stayed 0 after it, the motion compensated 10 mm off on the paths through it).
+    A ``Present`` inside such a FOR is the routine's call's, as in a FOR of fixed count."""
+    word = head.split()[0]
+    src = ("MODULE M\n  CONST robtarget p := [[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+           "  PROC go(\\num off)\n    VAR num x := 0;\n"
+           f"    {head}\n      IF Present(off) x := 10;\n    {tail}\n"
+           "    MoveL Offs(p, x, 0, 0), v100, fine, tool0;\n  ENDPROC\n"
+           "  PROC main()\n    go \\off:=1;\n  ENDPROC\nENDMODULE\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    line = src.splitlines().index("      IF Present(off) x := 10;") + 1
+    at = line - 1 if word != "TEST" else line - 2
+    assert prog.motions == () and [u.message for u in prog.unsupported] == [
+        f"x is changed at run time: line {line} gives it a value inside the {word} at line {at}, whose outcome is "
+        "known only while running, and another path leaves it another value: its value at this motion is not known"]
+    assert [n.line for n in prog.notes if n.message.startswith("IF:")] == [at] * (word == "IF")  # (Present decided)

@@ -102,7 +102,7 @@ class Texts:
             for k, step in enumerate(steps if frozen else ()):
                 if not isinstance(step, MotionRun):
                     continue
-                hit = np.array([(a, b) in frozen for a, b in step.text[:, :2].tolist()], dtype=bool)
+                hit = np.array([key in frozen for key in step.text_keys()], dtype=bool)
                 if hit.any():
                     rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
                     left[k] = rows
@@ -175,7 +175,7 @@ class Texts:
         first = 0
         for step in steps:
             if isinstance(step, MotionRun):
-                tabled.update(key for key in map(tuple, step.text[:, :2].tolist()) if key in self.per_pass)
+                tabled.update(key for key in step.text_keys() if key in self.per_pass)
                 at = ((step.text_file << 40) + step.text[:, 0]).tolist()
                 for i in np.flatnonzero(np.any(step.text != step.argument, axis=1)).tolist():
                     if at[i] in self._passed:

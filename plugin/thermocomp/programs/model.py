@@ -295,11 +295,17 @@ class MotionRun:
                     self.name.tolist(), self.tcp_speed.tolist(), self.orientation_speed.tolist(),
                     self.joint_speed.tolist(), self.acceleration.tolist(), self.duration_s.tolist(), self.file.tolist())]
 
+    def text_keys(self) -> list[tuple[int, int]]:
+        """Each point's text ``(start, end)`` across the task's files (its file's index ``<< 40`` added: the
+        program's own texts keep their offsets), the key of a per-pass text (:mod:`.passes`)."""
+        at = (self.text_file << 40)[:, None] + self.text[:, :2]
+        return list(map(tuple, at.tolist()))
+
     def targets(self) -> list[tuple[tuple[int, int], np.ndarray]]:
-        """Each point's text ``(start, end)`` and target: its joints ``(q_len,)``, or its TCP pose ``(4, 4)``."""
+        """Each point's text key (:meth:`text_keys`) and target: its joints ``(q_len,)``, or its TCP pose ``(4, 4)``."""
         q_len = self.q_len.tolist()
-        return [((a, b), self.q[i, :q_len[i]] if q_len[i] else self.T_world_tcp[i])
-                for i, (a, b) in enumerate(self.text[:, :2].tolist())]
+        return [(key, self.q[i, :q_len[i]] if q_len[i] else self.T_world_tcp[i])
+                for i, key in enumerate(self.text_keys())]
 
     def row_of_points(self) -> np.ndarray:
         """The motion (row) of each point ``(p,)``."""

@@ -50,8 +50,9 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
 def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
     """Whether the text of each of ``points`` of ``run`` stands within its motion's statement: a pass counter
     advanced before the motion is read after it (not a declaration's text, nor an earlier statement's)."""
-    statement, start = run.statement[run.row_of_points()[points]], run.text[points, 0]
-    return (statement[:, 0] <= start) & (start < statement[:, 1])
+    rows, start = run.row_of_points()[points], run.text[points, 0]
+    statement = run.statement[rows]
+    return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file[points] == run.file[rows])
 
 
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
@@ -66,7 +67,7 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
         call = in_call.get(id(step))
         if call is not None and isinstance(step, MotionRun):  # (a wait a call ran has no text)
             inside = _in_statement(step, np.arange(len(step.text)))
-            for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
+            for i, key in enumerate(step.text_keys()):
                 if key in frozen:
                     of_text.setdefault(key, {})[call] = None
                     if not inside[i]:
@@ -85,8 +86,8 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
     value that reads nothing, and so on along chains (``r := Offs(p, ...); q := r;``). ``given``: ``(datum, where,
     reads)`` each assignment of a datum the reader lets be given so: ``where`` its target (no read), ``reads``
     ``(name, offset)`` each name its value reads. The uses are found once, whatever ``tabled``."""
-    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b, (a, b)) for step in steps if isinstance(step, MotionRun)
-                    for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
+    spans = sorted({(*key, key) for step in steps if isinstance(step, MotionRun) for key in step.text_keys()
+                    if key in per_pass})
     inside: dict[tuple[int, int], list[tuple[str, int]]] = {}
     starts = [a for a, _, _ in spans]
     for name, at in uses.items() if spans else ():
@@ -116,26 +117,29 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
     return outside
 
 
-def settle(steps: list, per_pass: dict, conditional: set[int], construct, location,
-           cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
-    """The per-pass texts (:func:`take`) the written program can hold: each of its motions runs in the cycle's
-    fixed order (at no line of ``conditional``), not both before the production loop (step ``cycle_start``) and in
-    it, in the program's own module, at most :data:`MAX_PASSES` times.
+def settle(walker: calls.Texts, conditional: set[int], construct, location) -> frozenset[tuple[int, int]]:
+    """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
+    of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
+    runs in the cycle's fixed order (at no line of ``conditional``), not both before the production loop (step
+    ``walker.cycle_start``, where there is one) and in it, at most :data:`MAX_PASSES` times (a table is written in
+    its motion's module).
 
-    Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
-    refused (at its first motion) and a note at each loop (``construct(loop)`` named, at ``location(loop)``: its line
-    and column).
+    Returns the texts taken. The motions of the others are dropped from ``walker.steps`` (left as written), a finding
+    for each text refused (at its first motion) added to ``walker.unsupported``, and a note at each loop
+    (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) to
+    ``walker.notes``.
     """
+    take_calls(walker.steps, walker._in_call, walker.per_pass)
+    if not walker.per_pass:
+        return frozenset()
+    steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
-    elsewhere = set()  # the texts (or their motions) in another module of the task
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
             rows = step.row_of_points().tolist()
-            for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
+            for i, key in enumerate(step.text_keys()):
                 if key in per_pass:
                     runs.setdefault(key, []).append((k, rows[i]))
-                    if step.text_file[i] or step.file[rows[i]]:
-                        elsewhere.add(key)
 
     def at(k: int, row: int) -> tuple[str, int, int]:  # (instruction, line, column) of a motion
         return steps[k].instruction[row], *steps[k].statement[row, 2:].tolist()
@@ -153,10 +157,6 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct, locati
         elif cycle_start is not None and len({k < cycle_start for k, _ in motions}) == 2:
             message = (f"{differs} and it runs both before the loop that repeats the cycle (once) and in it (every "
                        "cycle): one table cannot follow both")
-        elif key in elsewhere:
-            message = (f"{differs}, and it lies in another module of the task: a table of corrected targets and its "
-                       "pass counter are written in the program's own module only (move the motion there, or "
-                       "compensate that module as the --program)")
         elif len(motions) > MAX_PASSES:
             message = (f"{differs} in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
@@ -189,7 +189,10 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct, locati
                              "corrected targets the program walks with a pass counter (docs/programs.md, \"Targets "
                              f"that differ from pass to pass\"); each {unit}'s minute follows the written order of the "
                              "cycle", *place))
-    return calls.without(steps, left), taken, refused, notes
+    walker.steps[:] = calls.without(steps, left)
+    walker.unsupported.extend(refused)
+    walker.notes.extend(notes)
+    return taken
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -225,7 +228,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                          "its table is not written, every pass is left as written")
     reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
     for key in unwritten:
-        line = text.count("\n", 0, key[0]) + 1
+        line = int(run.text[found[key][0], 2])
         for j in reads.get(key, ()):
             if values[j] is not None:
                 values[j] = None
@@ -235,9 +238,10 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                              "that reads it is not written")
     counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
     motion_of_point = run.row_of_points()
-    declarations: list[str] = []
+    declarations: dict[int, list[str]] = defaultdict(list)  # the start of each file (a task's view) holding tables
     edits: list[w.Edit] = []
     counters: dict[tuple[int, int], str] = {}  # a motion statement's span: its counter
+    motions: dict[int, int] = defaultdict(int)  # the motions (counters) of each file's tables
     for number, key in enumerate(sorted(found), start=1):
         idx = found[key]
         lookup = None
@@ -247,24 +251,33 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                 raise InputError("a joint target that differs from pass to pass is not written as a table in "
                                  "URScript", path=prog.path, row=int(statement[2]))
             s_key = (int(statement[0]), int(statement[1]))
+            start = _file_start(text, s_key[0])  # (the motion's module: its table and counter are LOCAL there)
             if s_key not in counters:
                 counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
-                declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
+                declarations[start].append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
+                motions[start] += 1
                 edits.append(_advance(prog, s_key[0], counter, len(idx)))
             name = _free_name(text, f"{table_name}{number}", rapid)
-            declarations.append(w.table_declaration(prog, name, bool(is_joint[idx[0]]),
-                                                    [values[i] for i in idx.tolist()], ", "))
+            declarations[start].append(w.table_declaration(prog, name, bool(is_joint[idx[0]]),
+                                                           [values[i] for i in idx.tolist()], ", "))
             lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
         for i in idx.tolist():
             values[i] = lookup
     notes = list(dict.fromkeys(notes))
-    if not declarations:
-        return [], notes
-    note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
-            "targets walked by a pass counter (docs/programs.md).")
-    heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the counters)."
-               ] if rapid else [f"# {note}"]
-    return [*edits, w.declarations_edit(prog, heading + declarations)], notes
+    for start, lines in declarations.items():
+        note = (f"thermocomp: {motions[start]} motion(s) whose target differs from pass to pass, each a table of "
+                "corrected targets walked by a pass counter (docs/programs.md).")
+        heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
+                   "counters)."] if rapid else [f"# {note}"]
+        edits.append(w.declarations_edit(prog, heading + lines, start))
+    return edits, notes
+
+
+def _file_start(text: str, at: int) -> int:
+    """Where the file holding offset ``at`` starts in ``text`` (a task's :func:`.writer.task_view`: its files joined
+    by :data:`.writer.SEPARATOR`)."""
+    start = text.rfind(w.SEPARATOR, 0, at)
+    return 0 if start < 0 else start + len(w.SEPARATOR)
 
 
 def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, versions: list[pa.StringArray],

@@ -23,7 +23,9 @@ from thermocomp.programs.model import (
     world_of_target,
 )
 from thermocomp.programs.rapid_data import (
+    CONFIGURED_TYPES,
     PASSIVE_INSTRUCTIONS,
+    PREDEFINED,
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
     _location,
@@ -47,7 +49,7 @@ _AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath")
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows (any other name no module declares is found nowhere).
-_KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime",))
+_KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime", "callbyvar"))
 
 #: How a call of a ``LOCAL PROC`` that two other modules of the task declare is refused.
 _LOCAL_TWICE = ("a LOCAL PROC of two other modules of the task: which one a call runs is not followed (give one of "
@@ -218,6 +220,8 @@ class Summary:
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
         self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
         inner = None
+        if key == "callbyvar" and routine is None:  # (a late-bound call: _Calls.by_var)
+            self.late_call(Tree("late_call", [], sub.meta))
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
             if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
@@ -297,19 +301,42 @@ class _Calls(calls.Texts):
         token = Token.new_borrow_pos("NAME", name, meta)
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
+    def by_var(self, statement: Tree, positional: list) -> Tree:
+        """``CallByVar Name, Number;`` as the late-bound call it is, ``%Name + NumToStr(Number, 0)%;`` (RAPID
+        Instructions, CallByVar: ``CallByVar "proc", reg1;`` calls the procedure ``proc1``, ``proc2`` ... without
+        arguments)."""
+        if len(positional) != 2:
+            raise self.error("CallByVar: expected a procedure name's first part and a number", statement)
+        meta = statement.meta
+        number = Tree("call_args", [positional[1], Tree("number", [Token("NUMBER", "0")], meta)], meta)
+        text = Tree("func_call", [Token.new_borrow_pos("NAME", "NumToStr", statement.children[0]), number], meta)
+        return Tree("late_call", [Tree("add", [positional[0], text], meta)], meta)
+
     def _loaded_maybe(self, expression: Tree | Token) -> bool:
-        """Whether a late-bound call of ``expression`` (a name known only while running) may run a routine of a module
-        loaded while running, whose motions the task given does not hold (:meth:`_Flow.run`): the task loads modules
-        (``Load``, ``StartLoad``), or no routine of the task starts as the name's text does (``"rPath" + ...``,
-        ``"Part:main"`` of a module not given)."""
-        head = expression
-        while isinstance(head, Tree) and head.data == "add":
-            head = head.children[0]
-        if isinstance(head, Tree) and head.data == "string":
-            start = str(self.evaluate(head, None)).lower()
-            if ":" in start or not any(name.startswith(start) for name in self.procs):
-                return True
-        return self._task_loads
+        """Whether a late-bound call of ``expression`` (a name known only while running) may run a routine the task
+        given does not hold (:meth:`_Flow.run`). The controller runs the procedure of that name among the task's
+        modules when the call runs (RAPID reference, "Procedure call": late binding; an unknown name raises
+        ERR_REFUNKPRC), so the call is taken to run one of the task's own routines only where the name's text pins it
+        to them: its literal parts, in order, are matched by at least one routine of the task (``"rPick" + ...``,
+        ``"r_" + sJob + "_Config"``) and the task loads no module (``Load``, ``StartLoad``); one of a module named
+        (``"Part:main"``) or one no routine of the task matches is not one of them. A name with no literal part (a
+        variable, a record's field read from a socket: ``%sJob%``) is taken as one of the task's routines where the
+        task loads no module: a dispatcher task (compas_rrc's, RFL's master task) calls its own jobs so."""
+        parts, pending = [], [expression]
+        while pending:  # (the terms of ``a + b + c``, in order)
+            term = pending.pop()
+            if isinstance(term, Tree) and term.data == "add":
+                pending.extend(reversed(term.children))
+            else:
+                parts.append(str(self.evaluate(term, None)).lower()
+                             if isinstance(term, Tree) and term.data == "string" else None)
+        if any(":" in part for part in parts if part is not None):
+            return True
+        if all(part is None for part in parts):
+            return self._task_loads
+        body = ".*".join(re.escape(part) for part in parts if part is not None)
+        pattern = re.compile(("" if parts[0] is not None else ".*") + body + ("" if parts[-1] is not None else ".*"))
+        return not any(pattern.fullmatch(name) for name in self.procs) or self._task_loads
 
     @functools.cached_property
     def _task_loads(self) -> bool:
@@ -390,6 +417,10 @@ class _Calls(calls.Texts):
         at, span = self.routine_file(routine) << 40, span_of(routine)
         passed = span._replace(start=at + span.start, end=at + span.end), str(param).lower()
         if isinstance(node, Tree) and node.data == "name":
+            key = str(node.children[0]).lower()
+            if dtype in CONFIGURED_TYPES and key not in (local or {}) and key not in self.module_data \
+                    and key not in PREDEFINED:  # (a signal, a unit or a camera of the system parameters)
+                return _Data(dtype, None, None, str(param), param)
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
             self._passed[self.file_key + node.children[0].start_pos] = passed
             if data.type != dtype and self.fields_of(dtype) is not None:
@@ -465,6 +496,8 @@ class _Calls(calls.Texts):
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
+        elif key == "callbyvar" and key not in self.procs:
+            self.run_late_call(self.by_var(statement, positional), local, depth)
         elif key in self.procs:
             self._run_proc(name, key, statement, call_args, local, depth)
         elif key in UNSUPPORTED_INSTRUCTIONS:

@@ -61,6 +61,12 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
 
+#: The data types whose data the system parameters define, not a module (ABB RAPID reference: ``signalxx`` and
+#: ``mecunit`` "must not be defined in the program"; an Integrated Vision ``cameradev`` is named in its
+#: configuration): a name of one passed to a routine's parameter of that type is declared in no module.
+CONFIGURED_TYPES = frozenset(("signaldi", "signaldo", "signalai", "signalao", "signalgi", "signalgo", "mecunit",
+                              "cameradev"))
+
 #: Predefined data of the RAPID base (ABB RAPID reference: tool0, wobj0, load0,
 #: speeddata v5..v7000 and vmax with v_ori 500 deg/s, zonedata).
 PREDEFINED: dict[str, tuple[str, object]] = {
@@ -103,7 +109,14 @@ BASE_ROUTINES: dict[str, str] = {
                "SetTPHandlerCfg StartLoad CancelLoad EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount "
                "TriggCheckIO TriggRampAO TriggStopProc TriggDataCopy TriggDataReset TestSignDefine TestSignReset "
                "SpeedLimAxis SpeedLimCheckPoint ActEventBuffer DeactEventBuffer SetLeadThrough DitherAct DitherDeact "
-               "ArcRefresh ArcKill",
+               "ArcRefresh ArcKill "
+               # the IRB 14000 (YuMi) SmartGripper add-in's instructions (ABB, HandDriver.sys, rev. 1.10): they move
+               # its fingers, vacuum and blow, never the arm; a module of the task that declares one is followed
+               "Hand_Initialize Hand_DoCalibrate Hand_JogInward Hand_JogOutward Hand_MoveTo Hand_GripInward "
+               "Hand_GripOutward Hand_Stop Hand_WaitMovingCompleted Hand_WaitForExpectedState Hand_SendCommand "
+               "Hand_SetMaxSpeed Hand_SetHoldForce Hand_TurnOnBlow1 Hand_TurnOffBlow1 Hand_TurnOnBlow2 "
+               "Hand_TurnOffBlow2 Hand_TurnOnVacuum1 Hand_TurnOffVacuum1 Hand_TurnOnVacuum2 Hand_TurnOffVacuum2 "
+               "Hand_CastChirality Hand_ChangeChirality",
     "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff SyncMoveResume "
               "SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset SearchExtJ MoveExtJ "
               "ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff IndAMove IndCMove "
@@ -143,7 +156,10 @@ BASE_ROUTINES: dict[str, str] = {
         "IsVar() IsSyncMoveOn() IsStopMoveAct() SocketGetStatus() SocketPeek() RawBytesLen() StrToByte() "
         "ByteToStr() DnumToNum() NumToDnum() DecToHex() HexToDec() StrFormat() BitAnd() BitOr() BitXOr() BitNeg() "
         "BitLSh() BitRSh() BitCheck() BitCheckDnum() DInput() DOutput() AInput() AOutput() GInput() GOutput() "
-        "GInputDnum() GOutputDnum() TestDI() TestDO() ValidIO() EGMGetState() FCGetForce()",
+        "GInputDnum() GOutputDnum() TestDI() TestDO() ValidIO() EGMGetState() FCGetForce() "
+        # (the SmartGripper add-in's functions, as its instructions above)
+        "Hand_IsCalibrated() Hand_IsCamConnected() Hand_GetActualPos() Hand_GetActualSpd() Hand_GetFingerState() "
+        "Hand_GetFingerErrID() Hand_GetVacuumPressure1() Hand_GetVacuumPressure2()",
 }
 #: The names of each kind, in lower case.
 _BY_KIND = {kind: names.lower().split() for kind, names in BASE_ROUTINES.items()}

@@ -91,20 +91,15 @@ class _Flow(_Calls):
             self._cycle_body = _body(entry[-1])
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
+        self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
-        per_pass: frozenset[tuple[int, int]] = frozenset()
-        if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
-            self.steps[:], per_pass, refused, notes = passes.settle(
-                self.steps, self.per_pass, set(self.conditional), _loop_name, _location, getattr(self, "cycle_start", None))
-            self.unsupported.extend(refused)
-            for note in notes:
-                self.note_once(note)
+        per_pass = passes.settle(self, set(self.conditional), _loop_name,  # (the others' motions refused)
+                                 lambda loop: (*_location(loop), self.loop_files[id(loop)]))
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
@@ -571,11 +566,6 @@ class _Flow(_Calls):
             self.mark_all(keys, statement, statement, local)  # (a pass reads what the pass or cycle before left)
             conf_before, first = dict(self.conf_on), len(self.steps)
             bodies, exhaustive = self._bodies(statement)
-            scope = local
-            if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
-                counter = statement.children[0]
-                scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
-                self._scopes.append(scope)
             ends, start, outside = [], before, set(self.outside)  # (read from a PERS on some path, or left by
             # an earlier cycle or another writer on some path: decides no condition after it)
             for k, body in enumerate(bodies):
@@ -583,7 +573,10 @@ class _Flow(_Calls):
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
                     self.join(statement, [ends[-1], start])  # with where that one started)
                     start = self._snapshot(statement, names, local)
-                self.run_body(body, scope, depth)
+                if statement.data == "for_stmt":  # (its counter's value known only while running)
+                    self.run_pass(statement, None, local, depth)
+                else:
+                    self.run_body(body, local, depth)
                 ends.append(self._snapshot(statement, names, local))
                 outside |= self.outside
             paths = ends if exhaustive else [*ends, before]
@@ -666,13 +659,7 @@ class _Flow(_Calls):
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
-            scope = {**local, str(counter).lower(): _Data("num", start + k * step, None, str(counter), counter)}
-            self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
-            for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
-                if id(local) in of_scopes:
-                    of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
-            ended = self.run_body(body, scope, depth)
-            local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
+            ended = self.run_pass(statement, start + k * step, local, depth)
             if ended:
                 break
         if same:
@@ -681,10 +668,25 @@ class _Flow(_Calls):
             self.take_passes(first_step, statement, f"with the FOR counter {counter}")
         return ended
 
+    def run_pass(self, statement: Tree, value: float | None, local: dict[str, _Data], depth: int) -> bool:
+        """A pass of the FOR loop ``statement``: its body run over the routine's data ``local`` (which the pass may
+        change) with the loop's counter of ``value`` (None: known only while running); whether it ended its routine
+        (:meth:`run_body`)."""
+        counter = statement.children[0]
+        scope = {**local, str(counter).lower(): _Data("num", value, None, str(counter), counter)}
+        self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
+        for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
+            if id(local) in of_scopes:
+                of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
+        ended = self.run_body(statement.children[-1], scope, depth)
+        local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
+        return ended
+
     def take_passes(self, first_step: int, loop: Tree, changes: str) -> None:
         """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
         a declared target that differs is refused, its motions dropped."""
         changing = passes.take(self.steps[first_step:], self.per_pass, loop)
+        self.loop_files[id(loop)] = self.file
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)

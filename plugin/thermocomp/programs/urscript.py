@@ -192,7 +192,7 @@ class _Walker(Flow, Motions, Values):
                        if name not in self.visited and self.summary(name).holds is not None
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
-        per_pass = self.check_per_pass()
+        per_pass = passes.settle(self, set(self.conditional_lines), lambda _: "while", line_col)
         steps, call_sites = self.finished(lambda: self._name_uses(main), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),

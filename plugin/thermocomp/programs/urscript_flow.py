@@ -40,28 +40,102 @@ from thermocomp.programs.urscript_values import (
     split_arguments,
 )
 
-#: Calls that move the robot in ways thermocomp does not follow.
+# Every built-in function of the URScript manual is in one class: a motion thermocomp follows (:data:`MOTIONS`, and
+# ``set_tcp``, the tool), one that moves the robot in a way thermocomp does not follow (:data:`UNSUPPORTED_CALLS`:
+# refused where it runs) or one that moves nothing a motion's path reads (:data:`QUIET_CALLS`: kept as written). The
+# names are the manual's function index ("The URScript Programming Language", e-Series SW 5.x up to 5.24 and
+# PolyScope X 10.11, CB3 SW 3.x) as github.com/ahernguo/urscript-extension tabulates it from the manual's syntax
+# (src/*Functions.json at commit e12f11b, "functions updated to Polyscope 10.11 / 5.24", and src/functions.json
+# before 78abb22 for the CB3-era names: servoc, set_pos ...); tests/test_programs_urscript_names.py holds each class.
+# A name in none of them that the script does not define (a URCap's, a later release's) is passed over with a note
+# naming it (:meth:`Flow.note_found_nowhere`), never in silence: no prefix stands for a class.
+
+#: The manual's functions that move the robot in ways thermocomp does not follow.
 UNSUPPORTED_CALLS = frozenset((
-    "speedj", "speedl", "servoj", "servol", "force_mode", "end_force_mode",
-    "movepath", "move_path", "path_offset_enable", "position_deviation_warning", "conveyor_pulse_decode",
-    "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
-    "direct_torque", "torque_command", "screw_driving",
+    "speedj", "speedl", "servoj",  # (speed and servo control: targets streamed while running)
+    "force_mode", "end_force_mode", "screw_driving",  # (the TCP yields to forces; force mode's end with it)
+    "freedrive_mode", "freedrive_mode_no_incorrect_payload_check", "teach_mode",  # (moved by hand)
+    "direct_torque", "torque_command",  # (torque control; torque_command: SW 5.22's name, as UR's client library's
+    # resources/external_control_impedance.urscript calls it)
+    "path_offset_enable", "path_offset_set",  # (an offset superimposed on every motion's path)
+    "track_conveyor_linear", "track_conveyor_circular", "frame_tracking_enable",  # (motions follow a moving frame)
+    "set_pos",  # ("Set joint positions of simulated robot": the robot jumps there)
+    "interpreter_mode",  # (SW 5.10: runs the statements a client sends to port 30020 while running, UR's article
+    # "Interpreter mode", universal-robots.com/articles/ur/programming/interpreter-mode)
 ))
 
-#: Prefixes of the manual's functions that move nothing (they compute, read, write I/O, talk or set): kept as they are.
-QUIET_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
-                  "integer_to_binary_list", "set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_",
-                  "varmsg", "sync", "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach",
-                  "stop_conveyor", "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
-#: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` decelerate to rest, with
-#: no target), and the math functions it evaluates.
-KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
-                         "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
-                         "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", "servostop",
-                         "motion_version_set", "jerk_gain_scaling_set", "tool_wrench_limit_disable", "tool_contact",
-                         "encoder_enable_pulse_decode", "encoder_enable_set_tick_count", "encoder_set_tick_count",
-                         "encoder_get_tick_count", "encoder_unwind_delta_tick_count", "pause_on_error_code",
-                         "path_offset_disable", "path_offset_get", *BUILTINS))
+#: The manual's functions that move nothing (they compute, read, write I/O, talk, wait, set the payload, a mode or a
+#: limit no path reads, or bring a speed motion to rest where it stands: ``stopj``, ``path_offset_disable``), and
+#: :data:`BUILTINS`, the math it evaluates: kept as they are.
+QUIET_CALLS = frozenset((
+    # Module motion
+    "conveyor_pulse_decode", "encoder_enable_pulse_decode", "encoder_enable_set_tick_count", "encoder_get_tick_count",
+    "encoder_set_tick_count", "encoder_unwind_delta_tick_count", "end_freedrive_mode", "end_screw_driving",
+    "end_teach_mode", "force_mode_get_damping", "force_mode_get_gain_scaling", "force_mode_set_damping",
+    "force_mode_set_gain_scaling", "get_conveyor_tick_count", "get_freedrive_status", "get_target_tcp_pose_along_path",
+    "get_target_tcp_speed_along_path", "jerk_gain_scaling_get", "jerk_gain_scaling_set", "motion_version_get",
+    "motion_version_set", "path_offset_disable", "path_offset_get", "path_offset_set_alpha_filter",
+    "path_offset_set_max_offset", "pause_on_error_code", "position_deviation_warning", "reset_revolution_counter",
+    "servostop", "set_conveyor_tick_count", "set_safety_mode_transition_hardness", "stop_conveyor_tracking", "stopj",
+    "stopl", "tool_wrench_limit_disable", "tool_wrench_limit_set",
+    # Module internals
+    "estimate_payload", "force", "get_actual_joint_accelerations", "get_actual_joint_positions",
+    "get_actual_joint_positions_history", "get_actual_joint_speeds", "get_actual_tcp_pose", "get_actual_tcp_speed",
+    "get_actual_tool_flange_pose", "get_base_acceleration", "get_controller_temp",
+    "get_coriolis_and_centrifugal_torques", "get_forward_kin", "get_gravity", "get_inverse_kin",
+    "get_inverse_kin_has_solution", "get_jacobian", "get_jacobian_time_derivative", "get_joint_temp",
+    "get_joint_torques", "get_mass_matrix", "get_steptime", "get_target_joint_accelerations",
+    "get_target_joint_positions", "get_target_joint_speeds", "get_target_payload", "get_target_payload_cog",
+    "get_target_payload_inertia", "get_target_tcp_pose", "get_target_tcp_speed", "get_target_waypoint",
+    "get_tcp_force", "get_tcp_offset", "get_tool_accelerometer_reading", "get_tool_current", "get_tool_temp",
+    "high_holding_torque_disable", "high_holding_torque_enable", "is_steady", "is_within_safety_limits", "popup",
+    "powerdown", "protective_stop", "set_base_acceleration", "set_baselight_iec", "set_baselight_off",
+    "set_baselight_solid", "set_gravity", "set_payload", "set_payload_cog", "set_payload_mass", "set_target_payload",
+    "sleep", "str_at", "str_cat", "str_empty", "str_find", "str_len", "str_sub", "sync", "textmsg", "time", "to_num",
+    "to_str", "tool_contact",
+    # Module urmath (and the data types' ``struct``)
+    "binary_list_to_integer", "get_list_length", "integer_to_binary_list", "inv", "length", "make_list", "pose_dist",
+    "random", "size", "struct", "transpose", "wrench_trans",
+    # Module interfaces
+    "enable_external_ft_sensor", "ft_rtde_input_enable", "get_analog_in", "get_analog_out",
+    "get_configurable_digital_in", "get_configurable_digital_out", "get_digital_in", "get_digital_out",
+    "get_euromap_input", "get_euromap_output", "get_flag", "get_rtde_value", "get_standard_analog_in",
+    "get_standard_analog_out", "get_standard_digital_in", "get_standard_digital_out", "get_tool_analog_in",
+    "get_tool_digital_in", "get_tool_digital_out", "modbus_add_rw_signal", "modbus_add_signal", "modbus_delete_signal",
+    "modbus_get_error", "modbus_get_signal_status", "modbus_get_time_since_signal_invalid", "modbus_reset_connection",
+    "modbus_send_custom_command", "modbus_set_digital_input_action", "modbus_set_output_register",
+    "modbus_set_output_signal", "modbus_set_signal_update_frequency", "modbus_set_signal_watchdog",
+    "read_input_boolean_register", "read_input_float_register", "read_input_integer_register",
+    "read_output_boolean_register", "read_output_float_register", "read_output_integer_register", "read_port_bit",
+    "read_port_register", "request_boolean_from_primary_client", "request_float_from_primary_client",
+    "request_integer_from_primary_client", "request_string_from_primary_client", "rpc_factory", "rtde_set_watchdog",
+    "set_analog_inputrange", "set_analog_out", "set_configurable_digital_out", "set_digital_out", "set_euromap_output",
+    "set_flag", "set_standard_analog_out", "set_standard_digital_out", "set_tool_communication",
+    "set_tool_digital_out", "set_tool_digital_output_mode", "set_tool_output_mode", "set_tool_voltage", "socket_close",
+    "socket_get_var", "socket_open", "socket_read_ascii_float", "socket_read_binary_integer", "socket_read_byte_list",
+    "socket_read_line", "socket_read_string", "socket_send_byte", "socket_send_int", "socket_send_line",
+    "socket_send_string", "socket_set_var", "write_output_boolean_register", "write_output_float_register",
+    "write_output_integer_register", "write_port_bit", "write_port_register", "zero_ftsensor",
+    # Module ioconfiguration
+    "modbus_set_runstate_dependent_choice", "set_analog_outputdomain", "set_configurable_digital_input_action",
+    "set_euromap_runstate_dependent_choice", "set_gp_boolean_input_action", "set_input_actions_to_default",
+    "set_runstate_configurable_digital_output_to_value", "set_runstate_gp_boolean_output_to_value",
+    "set_runstate_standard_analog_output_to_value", "set_runstate_standard_digital_output_to_value",
+    "set_runstate_tool_digital_output_to_value", "set_standard_analog_input_domain",
+    "set_standard_digital_input_action", "set_tool_analog_input_domain", "set_tool_digital_input_action",
+    # Module world model (frames of the world model: a motion's targets are in the base frame; tracking is refused)
+    "add_frame", "attach_frame", "convert_pose", "delete_all_frames", "delete_frame", "frame_tracking_disable",
+    "get_children", "get_frame_parent", "get_pose", "is_frame", "move_frame", "reset_world_model",
+    "set_mass_properties", "set_payload_from_attached_frames",
+    # ROS 2 (PolyScope X)
+    "ros_action_client_factory", "ros_publisher_factory", "ros_service_client_factory", "ros_subscriber_factory",
+    # CB3 SW 3.x, deprecated there and gone from e-Series
+    "set_runstate_outputs", "varmsg",
+    *BUILTINS,
+))
+
+#: Every function thermocomp knows by its name: a call of any other the script does not define is noted.
+KNOWN_CALLS = frozenset(MOTIONS) | UNSUPPORTED_CALLS | QUIET_CALLS | {"set_tcp"}
 
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
@@ -327,8 +401,8 @@ class Flow(calls.Texts):
         kind, value, frame = st.data.split("_")[0], None, self.frames[-1]
         try:
             value = self.evaluate(st.children[0], local) if st.children else None
-        except Unsupported:
-            pass  # (known only while running: an error where it is read)
+        except Unsupported as unknown:  # (known only while running: an error where it is read, saying why)
+            value = unknown
         if kind != "return" and not frame.loops:
             raise self.error(f"{kind} outside a loop", st)
         target = frame if kind == "return" else frame.loops[-1]
@@ -571,19 +645,6 @@ class Flow(calls.Texts):
         return next((f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})" for sub in loop.iter_subtrees()
                      if sub.data == "assign" and (root := root_name(assignment(sub)[0])) in names), "")
 
-    def check_per_pass(self) -> frozenset[tuple[int, int]]:
-        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
-        motions of the others dropped, unsupported at their line."""
-        pass_tables.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
-        if not self.per_pass:
-            return frozenset()
-        steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
-                                                          lambda _: "while", line_col, getattr(self, "cycle_start", None))
-        self.steps[:] = steps
-        self.unsupported.extend(refused)
-        self.notes.extend(notes)
-        return taken
-
     # ----- calls
     def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
         name = str(call.children[0])
@@ -618,8 +679,7 @@ class Flow(calls.Texts):
 
     def found_nowhere(self, name: str) -> bool:
         """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's)."""
-        return not (name in self.functions or name in MOTIONS or name in UNSUPPORTED_CALLS or name in KNOWN_NAMES
-                    or name.startswith(QUIET_PREFIXES))
+        return not (name in self.functions or name in KNOWN_CALLS)
 
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
         """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
@@ -810,4 +870,4 @@ _STATEMENTS = {
     **dict.fromkeys(("return_stmt", "break_stmt", "continue_stmt"), Flow.run_jump),
 }
 
-__all__ = ["MAX_QUIET_WORK", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "UNSUPPORTED_CALLS", "Flow", "Summary"]
+__all__ = ["KNOWN_CALLS", "MAX_QUIET_WORK", "MAX_WHILE_PASSES", "QUIET_CALLS", "UNSUPPORTED_CALLS", "Flow", "Summary"]

@@ -550,7 +550,12 @@ class Values:
             return Record({k: self.evaluate(v, local) for k, v in kwargs.items()},
                           {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
         if name in self.functions:  # a function of the file, for its value: it runs here
-            return self.run_call(node, local, 0, for_value=True)
+            value = self.run_call(node, local, 0, for_value=True)
+            if value is None or isinstance(value, Unsupported):  # (its return read a value known only while running)
+                why = f": {value.message}" if value is not None else ""
+                raise Unsupported(f"the value {name}(...) returns is not known before running{why}", node,
+                                  f"the value of {name}(...)")
+            return value
         if name == "pose_dist":  # (UR's forum: "you can't say about specific units", more like a time than a length)
             raise Unsupported("pose_dist(...) is not evaluated: its value is the controller's own blend of distance "
                               "and rotation, which the URScript manual does not define (point_dist is evaluated)",

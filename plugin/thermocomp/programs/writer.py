@@ -199,16 +199,16 @@ def table_declaration(prog: RobotProgram, name: str, joint: bool, entries: Seque
     return f"  LOCAL CONST {dtype} {name}{{{len(entries)}}}:={prog.newline}      [{separator.join(entries)}];"
 
 
-def declarations_edit(prog: RobotProgram, lines: list[str]) -> Edit:
+def declarations_edit(prog: RobotProgram, lines: list[str], start: int = 0) -> Edit:
     """The edit that inserts ``lines`` (declarations and comments) where a program declares its data: RAPID right
-    after the ``MODULE`` line; URScript at the start of the entry function's body, with its indentation, else of the
-    file."""
+    after the first ``MODULE`` line from ``start`` (a file of a task's :func:`task_view`); URScript at the start of the
+    entry function's body, with its indentation, else of the file."""
     text, nl = prog.text, prog.newline
     if prog.language == "rapid":
-        match = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
+        match = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text[start:], flags=re.IGNORECASE | re.MULTILINE)
         if match is None:
             raise InputError("no MODULE line found", path=prog.path)
-        return Edit(match.end(), match.end(), nl.join(lines) + nl)
+        return Edit(start + match.end(), start + match.end(), nl.join(lines) + nl)
     at, indent = 0, ""
     if prog.entry and prog.entry[0] != "<top level>":
         match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
@@ -260,10 +260,15 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         run, statement=moved(run.statement, at_motion), name=moved(run.name, at_motion),
         text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
         file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
-    # (the per-pass texts' keys stay: each is in the program's own file, at offset 0; passes.settle refuses others)
+    def moved_key(key: tuple[int, int]) -> tuple[int, int]:  # (a per-pass text's key, MotionRun.text_keys)
+        file = key[0] >> 40
+        return key[0] - (file << 40) + int(bases[file]), key[1] - (file << 40) + int(bases[file])
+
+    extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
+             "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()}}
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
                         unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
-                        extra=prog.extra)
+                        extra=extra)
     view.__dict__["columns"] = dataclasses.replace(prog.columns, run=view_run)  # (its cached columns: the moved ones)
     return view
 
