@@ -15,7 +15,7 @@ from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from thermocomp.io import files
-from thermocomp.programs import rapid_flow, urscript_flow
+from thermocomp.programs import calls
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 MODULE = f"MODULE M2\nCONST robtarget q:={POINT};\nPROC g()\n  MoveL q,v100,z1,tool0;\nENDPROC\nENDMODULE\n"
@@ -300,8 +300,7 @@ def test_blank_and_comment_lines_do_not_raise_the_statement_bound(case, capsys, 
     bound to 50 million statements (some 15 minutes of CPU at 16 us a statement). Lines holding code count; blank
     lines and comments, which cost nothing to read, do not (here, with the fixed part lowered to 1,000 to stay fast,
     1,000 of them lifted the bound past the loop's ~8,000 statements, which it read)."""
-    monkeypatch.setattr(rapid_flow, "MAX_STATEMENTS_RUN", 1000)
-    monkeypatch.setattr(urscript_flow, "MAX_STATEMENTS_RUN", 1000)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 1000)
     if name.endswith(".mod"):
         body = "".join(f"    x{k % 5}:=x{(k + 1) % 5}+i;\n" for k in range(40))
         text = ("MODULE M\nVAR num x0;\nVAR num x1;\nVAR num x2;\nVAR num x3;\nVAR num x4;\n"

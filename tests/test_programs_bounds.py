@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from program_builders import urcap_like
 
-import thermocomp.programs.rapid_flow as rapid_flow
+import thermocomp.programs.calls as calls
 import thermocomp.programs.urscript_flow as flow
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
@@ -33,13 +33,13 @@ def _T(values) -> np.ndarray:
 
 # ----- URScript
 
-def _read_at_30_a_line(monkeypatch, walker_module, read, text: str, name: str):
+def _read_at_30_a_line(monkeypatch, read, text: str, name: str):
     """Read ``text`` (over 3,000 lines) with the statement bound set to 30 a line of it (past it the read is
     refused): nothing refused, and the statements run within that bound."""
     n_lines = text.count("\n")
     assert n_lines > 3000
-    monkeypatch.setattr(walker_module, "MAX_STATEMENTS_RUN", 0)
-    monkeypatch.setattr(walker_module, "STATEMENTS_PER_LINE", 30)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 0)
+    monkeypatch.setattr(calls, "STATEMENTS_PER_LINE", 30)
     prog = read(text, name)
     assert prog.unsupported == ()
     assert 0 < prog.extra["statements_run"] <= 30 * n_lines
@@ -51,7 +51,7 @@ def test_a_3000_line_urcap_like_export_reads_in_work_linear_in_its_size(monkeypa
     waypoint compensated at its pose with the tool the preamble sets, the pattern's motions under the dispatcher's
     condition compensated too, nothing refused."""
     text, lines, poses = urcap_like(levels=4, per_level=82, patterns=6, waypoints=10, rng=rng)
-    prog = _read_at_30_a_line(monkeypatch, flow, urscript_program_from_text, text, "urcap.script")
+    prog = _read_at_30_a_line(monkeypatch, urscript_program_from_text, text, "urcap.script")
     at = {m.statement.line: m for m in prog.motions}
     assert set(lines) <= set(at)
     tool = _T([0, 0, 0.15, 0, 0, 0])
@@ -166,7 +166,7 @@ def rapid_cell(helpers: int, waypoints: int, rng) -> tuple[str, list[int], np.nd
 
 def test_a_3000_line_rapid_cell_with_polling_helpers_reads_in_work_linear_in_its_size(monkeypatch, rng):
     text, lines, xyz = rapid_cell(helpers=230, waypoints=12, rng=rng)
-    prog = _read_at_30_a_line(monkeypatch, rapid_flow, rapid_program_from_text, text, "cell.mod")
+    prog = _read_at_30_a_line(monkeypatch, rapid_program_from_text, text, "cell.mod")
     assert [m.statement.line for m in prog.motions] == lines
     np.testing.assert_allclose(np.stack([p.T_world_tcp[:3, 3] for p in prog.points]), xyz / 1000.0, atol=1e-12)
 
@@ -194,8 +194,8 @@ def test_a_rapid_for_of_a_million_passes_that_moves_nothing_is_followed_once():
 def test_every_rapid_module_ends_within_the_statement_bound_with_a_message(monkeypatch):
     """A FOR the reader must unroll (its motion's target follows the counter), past a bound of 200 statements:
     refused naming the statement, with the bound."""
-    monkeypatch.setattr(rapid_flow, "MAX_STATEMENTS_RUN", 200)
-    monkeypatch.setattr(rapid_flow, "STATEMENTS_PER_LINE", 0)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 200)
+    monkeypatch.setattr(calls, "STATEMENTS_PER_LINE", 0)
     text = ("MODULE M\n"
             f"  CONST robtarget p10 := {_ROBTARGET.format(x=500, y=0, z=400)};\n"
             "  VAR num x := 0;\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import thermocomp.programs.calls as calls
 import thermocomp.programs.rapid_flow as rapid_flow
 from thermocomp.errors import InputError
 from thermocomp.programs.rapid import rapid_program_from_text
@@ -34,8 +35,8 @@ def test_the_joins_of_a_test_of_many_cases_in_a_for_count_against_the_statement_
     text = _state_machine(cases=60, passes=10)
     read = rapid_program_from_text(text, "cases.mod")
     assert read.extra["statements_run"] > 60 * 61 * 10 // rapid_flow.DATA_PER_STATEMENT
-    monkeypatch.setattr(rapid_flow, "MAX_STATEMENTS_RUN", 2_000)
-    monkeypatch.setattr(rapid_flow, "STATEMENTS_PER_LINE", 0)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 2_000)
+    monkeypatch.setattr(calls, "STATEMENTS_PER_LINE", 0)
     with pytest.raises(InputError) as refusal:
         rapid_program_from_text(text, "cases.mod")
     test_line = text.splitlines().index("      TEST state") + 1

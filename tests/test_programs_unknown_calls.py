@@ -236,3 +236,47 @@ def test_urscript_a_script_that_runs_no_motion_but_calls_a_function_found_nowher
     program.write_text('def grip():\n  rq_vacuum_grip(maximum_vacuum=60)\nend\ngrip()\n')
     code, text = _compensate(tmp_path, capsys, program, "ur5")
     assert code == 0 and "no motion found" in text
+
+
+@pytest.mark.parametrize(("name", "text", "notes", "own"), [
+    ("order.mod",  # a PROC before main, a late-bound call of a name also called directly and of one called only so
+     "MODULE cell\n"
+     f"    CONST robtarget pHome := {_P.format(x=500)};\n"
+     "    PROC helper()\n"
+     "        Alpha;\n"
+     "        Alpha;\n"
+     "    ENDPROC\n"
+     "    PROC main()\n"
+     "        MoveL pHome, v100, fine, tool0;\n"
+     "        Zed;\n"
+     "        helper;\n"
+     "        Alpha;\n"
+     '        %"Zed"%;\n'
+     '        %"Be" + "ta"%;\n'
+     "        MoveL pHome, v100, fine, tool0;\n"
+     "    ENDPROC\n"
+     "ENDMODULE\n",
+     [("Alpha", 4, 3), ("Zed", 9, 1), ("Beta", 13, 1)], [("Zed", 9), ("Alpha", 11), ("Beta", 13)]),
+    ("order.script",  # a function before the top level's statements, which are the entry's own
+     "def helper():\n"
+     "  rq_grip()\n"
+     "end\n"
+     "movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n"
+     "zz_tool()\n"
+     "helper()\n"
+     "rq_grip()\n"
+     "aa_log(zz_tool())\n"
+     "movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n",
+     [("rq_grip", 2, 2), ("zz_tool", 5, 2), ("aa_log", 8, 1)],
+     [("zz_tool", 5), ("rq_grip", 7), ("aa_log", 8), ("zz_tool", 8)]),
+])
+def test_one_note_a_routine_found_nowhere_at_its_first_call_in_text_order_and_the_entry_s_own_calls(
+        tmp_path, name, text, notes, own):
+    """Both readers: one note a routine found nowhere, at its first call in the text (not in the order the cycle
+    runs them), counting every call a cycle may make (a RAPID late-bound call too, unless the routine is called by
+    name: counted once); ``extra["nowhere"]`` the calls the entry routine makes itself, in text order."""
+    (tmp_path / name).write_text(text)
+    prog = read_program(tmp_path / name)
+    found = [n for n in prog.notes if "its " in n.message and " call(s) (the first at line " in n.message]
+    assert [(n.message.split()[0], n.line, int(re.search(r"its (\d+) call", n.message)[1])) for n in found] == notes
+    assert [(routine, line) for routine, _, line, _ in prog.extra["nowhere"]] == own

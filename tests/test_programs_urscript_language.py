@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from program_builders import random_configurations, ur_pose_text, urcap_export
 
-import thermocomp.programs.urscript_flow as flow
+import thermocomp.programs.calls as calls
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
@@ -56,8 +56,8 @@ def test_a_urcap_preamble_export_reads_in_work_linear_in_its_size(monkeypatch, r
     export = urcap_export(rng)
     n_lines = export.text.count("\n")
     assert n_lines > 2000
-    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 0)
-    monkeypatch.setattr(flow, "STATEMENTS_PER_LINE", 3)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 0)
+    monkeypatch.setattr(calls, "STATEMENTS_PER_LINE", 3)
     prog = urscript_program_from_text(export.text, "urcap.script")
     assert prog.unsupported == () and _lines(prog) == export.lines
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack(export.T_world_tcp),
@@ -112,15 +112,15 @@ def test_every_script_ends_within_the_statement_bound_with_a_message(monkeypatch
     (100,000 and 50 a line of the file; here 1,000): refused at the statement where it passes the bound, with the
     bound. And the shape that costs most a statement, a tree of calls of functions that assign a global (each
     followed), 2^60 paths in 250 lines: refused at the bound, not after hours."""
-    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 1000)
-    monkeypatch.setattr(flow, "STATEMENTS_PER_LINE", 0)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 1000)
+    monkeypatch.setattr(calls, "STATEMENTS_PER_LINE", 0)
     text = ("def m():\n  i = 0\n  while (i < 5000):\n    x = 2 * i\n    i = i + 1\n  end\n"
             "  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
     with pytest.raises(InputError) as refusal:
         urscript_program_from_text(text, "loop.script")
     assert refusal.value.row in (4, 5) and "more than 1,000 statements" in str(refusal.value)
     assert len(urscript_program_from_text(text.replace("5000", "100"), "loop.script").motions) == 1
-    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 20_000)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 20_000)
     defs = ["def f0():\n  global status = read_input_integer_register(0)\nend\n"]
     defs += [f"def f{k}():\n  f{k - 1}()\n  f{k - 1}()\nend\n" for k in range(1, 61)]
     with pytest.raises(InputError) as refusal:

@@ -27,7 +27,7 @@ from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import read_program, urscript_flow
+from thermocomp.programs import calls, read_program
 from thermocomp.programs.model import MAX_MOTIONS
 from thermocomp.programs.urscript import urscript_program_from_text
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
@@ -279,7 +279,7 @@ def test_nested_counted_loops_past_the_bound_are_refused_with_their_line(monkeyp
     with pytest.raises(InputError) as refusal:
         urscript_program_from_text(loops, "loops.script", max_motions=1_000)
     assert refusal.value.row == 6 and "--max-motions 1,000" in str(refusal.value)
-    monkeypatch.setattr(urscript_flow, "MAX_STATEMENTS_RUN", 1_000)
+    monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 1_000)
     with pytest.raises(InputError) as refusal:
         urscript_program_from_text(loops, "loops.script")
     assert refusal.value.row in (6, 7) and "reading runs more than 1,550 statements" in str(refusal.value)  # (inner)

@@ -9,6 +9,7 @@ written differently (its motions stay as written, the later call reported).
 
 from __future__ import annotations
 
+import collections
 import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 
@@ -64,7 +65,20 @@ class Texts:
     ``_in_call`` maps the id of each step run by a call with arguments to that call; ``_passed``, a call argument
     naming data or a target written at the call site (its task-wide offset) to the called routine's span and the
     parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
-    ``(A, B, how)`` (:func:`read_at_call_site`)."""
+    ``(A, B, how)`` (:func:`read_at_call_site`). Each walker's ``UNROLLED`` says in :meth:`work`'s refusal what the
+    program is and what its statements run count."""
+
+    def start_work(self, code_lines: int) -> None:
+        """Statements run counted from none (:meth:`work`), bounded at :data:`MAX_STATEMENTS_RUN` and
+        :data:`STATEMENTS_PER_LINE` each of the program's ``code_lines``."""
+        self.statements_run, self.max_statements = 0, MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * code_lines
+
+    def work(self, where, count: int = 1) -> None:
+        """``count`` more statements run: past :attr:`max_statements` the program is refused naming ``where``."""
+        self.statements_run += count
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of {self.UNROLLED}): refused at this statement", where)
 
     def finished(self, scan: Callable[[], Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]],
                  fold: Callable[[str], str]) -> tuple[list[MotionRun | Wait], dict]:
@@ -207,6 +221,21 @@ class Texts:
         self.notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line "
                                   f"{shown}): each is written there, each call's own", *min(where.values())))
         return {"call_site": how, "through": matrices}
+
+
+def note_found_nowhere(notes: list[Finding], sites: Iterable[tuple[str, int, int, int, str, bool]],
+                       message: Callable[[str, int, int, int], str]) -> tuple[tuple[str, int, int, int], ...]:
+    """One note for each routine found nowhere, at the first of its calls ``sites`` (each its routine's key, file,
+    line, column, name as written, whether the entry makes it itself) and in their order: ``message(name, count,
+    file, line)`` of that call. Returns ``(name, file, line, column)`` of each call the entry makes, in order
+    (``RobotProgram.extra["nowhere"]``)."""
+    ordered = sorted(sites, key=lambda site: site[1:])  # (in the order of the task's files and text)
+    count, first = collections.Counter(site[0] for site in ordered), {}
+    for site in ordered:
+        first.setdefault(site[0], site)
+    for key, file, line, column, name, _ in first.values():
+        notes.append(Finding(message(name, count[key], file, line), line, column, file))
+    return tuple((name, file, line, column) for _, file, line, column, name, own in ordered if own)
 
 
 def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:

@@ -271,6 +271,8 @@ _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if",
 class _Calls(calls.Texts):
     """The walker's routines and calls (mixed into ``rapid._Walker`` under :class:`.rapid_flow._Flow`)."""
 
+    UNROLLED = "the module; its FOR loops and routine calls unrolled, the paths through its conditions joined"
+
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
         body = _body(routine)
@@ -365,8 +367,9 @@ class _Calls(calls.Texts):
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
 
-    def _at(self, node: Tree | Token, path: str) -> str:
-        line = _location(node)[0]
+    def _at(self, node: Tree | Token | int, path: str) -> str:
+        """``line 7`` of ``node`` (or the line ``node``); ``path, line 7`` in another file."""
+        line = node if isinstance(node, int) else _location(node)[0]
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
@@ -563,26 +566,20 @@ class _Calls(calls.Texts):
 
     def note_found_nowhere(self, entry: list[Tree]) -> tuple[tuple[str, int, int, int], ...]:
         """A note for each routine found nowhere that a cycle may call; returns ``(name, file, line, column)`` of each
-        such call the ``entry`` routines make (``RobotProgram.extra["nowhere"]``)."""
-        sites: dict[str, list[tuple[int, Tree]]] = {}
-        for routine in self._reach[0].values():
-            for call in routine.find_data("call"):
-                if isinstance(call.children[0], Token) and self.found_nowhere(str(call.children[0]).lower()):
-                    sites.setdefault(str(call.children[0]).lower(), []).append((self.routine_file(routine), call))
-        for key, site in self._late_nowhere.items():
-            sites.setdefault(key, [site])
+        such call the ``entry`` routines make (:func:`.calls.note_found_nowhere`)."""
+        found = [(self.routine_file(r), c) for r in self._reach[0].values() for c in r.find_data("call")
+                 if isinstance(c.children[0], Token) and self.found_nowhere(str(c.children[0]).lower())]
+        called = {str(c.children[0]).lower() for _, c in found}  # (a late-bound call: counted where its routine is
+        found += [late for key, late in self._late_nowhere.items() if key not in called]  # called nowhere else)
         spans = [(self.routine_file(r), r.meta.start_pos, r.meta.end_pos) for r in entry]
-        own = sorted((f, *_location(c), str(c.children[0])) for found in sites.values() for f, c in found
-                     if any(f == file and a <= c.meta.start_pos < b for file, a, b in spans))
-        firsts = sorted((min((f, *_location(c), c) for f, c in found), len(found)) for found in sites.values())
-        for (file, _, _, first), count in firsts:
-            name, where = str(first.children[0]), self._at(first, self._files[file][0])
-            self.notes.append(Finding(
-                f"{name} is a routine found in no module of the task: its {count} call(s) (the first at {where}) "
-                "are passed over, assuming it moves nothing and changes nothing but the data passed to it (a motion "
-                "that reads those after a call is refused); their time is not in the time estimate (give its module "
-                "with --module FILE to have it followed)", *_location(first), file))
-        return tuple((name, file, line, column) for file, line, column, name in own)
+        return calls.note_found_nowhere(self.notes, [
+            (str(c.children[0]).lower(), f, *_location(c), str(c.children[0]),
+             any(f == file and a <= c.meta.start_pos < b for file, a, b in spans)) for f, c in found],
+            lambda name, count, file, line: (
+                f"{name} is a routine found in no module of the task: its {count} call(s) (the first at "
+                f"{self._at(line, self._files[file][0])}) are passed over, assuming it moves nothing and changes "
+                "nothing but the data passed to it (a motion that reads those after a call is refused); their time is "
+                "not in the time estimate (give its module with --module FILE to have it followed)"))
 
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``); without a ``main``, or an empty one, every parameterless PROC of the

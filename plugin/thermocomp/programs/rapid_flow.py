@@ -14,7 +14,7 @@ from lark import Token, Tree
 
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
-from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
+from thermocomp.programs.calls import MAX_QUIET_WORK
 from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
     Finding,
@@ -78,9 +78,7 @@ class _Flow(_Calls):
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self.late_unknown = False  # a late-bound call ran whose routine may be in a module loaded while running
         self.task_trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
-        self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
-        self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
-            code_lines(text, "!") for _, text, _ in self._files)
+        self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
@@ -311,14 +309,6 @@ class _Flow(_Calls):
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
                                "order, what it assigns known only while running after the label", *_location(statement),
                                self.file))
-
-    def work(self, statement: Tree, count: int = 1) -> None:
-        """``count`` more statements run: past :attr:`max_statements` the module is refused naming ``statement``."""
-        self.statements_run += count
-        if self.statements_run > self.max_statements:
-            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
-                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled, the "
-                             "paths through its conditions joined): refused at this statement", statement)
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> bool:
         """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a

@@ -23,7 +23,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls, passes, urscript_flow, urscript_scope
+from thermocomp.programs import calls, passes, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
@@ -107,9 +107,7 @@ class _Walker(Flow, Motions, Values):
         self.text, self.path, self.tree = text, path, tree
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
-        self.statements_run = 0  # (bounded by max_statements)
-        self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
-            text, "#")
+        self.start_work(code_lines(text, "#"))
         self._summaries: dict = {}  # what is found once (Flow._once)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring: list[Tree] = []  # loops whose passes are followed only to find their head (Flow.settle)

@@ -4,7 +4,7 @@ The rule: **a motion's data decide, not the control flow around it**. A branch o
 before running is followed; one known only while running along every branch, the paths joined after it. A loop of
 unknown count, PolyScope's main loop and a thread follow their body once from the state at their head
 (:meth:`Flow.settle`). Reading is linear: what each function and construct may do is found once (:class:`Summary`),
-a call from a state met before is done again, not run, and the work is bounded (:data:`MAX_STATEMENTS_RUN`).
+a call from a state met before is done again, not run, and the work is bounded (:data:`.calls.MAX_STATEMENTS_RUN`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
-from thermocomp.programs.calls import MAX_QUIET_WORK, MAX_STATEMENTS_RUN, STATEMENTS_PER_LINE
+from thermocomp.programs.calls import MAX_QUIET_WORK
 from thermocomp.programs.grammars import parse_at, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
@@ -214,6 +214,8 @@ def _on(stack: list, item):
 class Flow(calls.Texts):
     """The walker's control flow and calls (mixed into the walker)."""
 
+    UNROLLED = "the file; its loops and calls unrolled"
+
     # ----- bounds
     def count(self, n: int, where) -> None:
         """``n`` more motions, calls or loop passes: past :attr:`max_motions` the script is refused, at ``where``."""
@@ -384,11 +386,7 @@ class Flow(calls.Texts):
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
-        self.statements_run += 1
-        if self.statements_run > self.max_statements:
-            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
-                             f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
-                             "statement", st)
+        self.work(st)
         return _STATEMENTS[st.data](self, st, local, depth)
 
     def run_sequence(self, statements, local: dict, depth: int) -> _Left | None:
@@ -687,25 +685,17 @@ class Flow(calls.Texts):
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
         """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
         manual's Functions: it changes none of the script's variables). Returns ``(name, 0, line, column)`` of each
-        such call the entry's ``body`` makes itself, in order (``RobotProgram.extra["nowhere"]``)."""
-        sites: dict[str, list[Tree]] = {}
-        for call in self.tree.find_data("call"):
-            if self.found_nowhere(str(call.children[0])):
-                sites.setdefault(str(call.children[0]), []).append(call)
-        for name, found in sorted(sites.items(), key=lambda item: min(map(line_col, item[1]))):
-            line, column = min(map(line_col, found))
-            self.notes.append(Finding(
-                f"{name} is neither a function of this script nor one thermocomp knows: its {len(found)} call(s) (the "
-                f"first at line {line}) are passed over, assuming it moves nothing and changes none of the script's "
-                "variables (URScript passes arguments by value); their time is not in the time estimate (a motion that "
-                "reads its value is refused)", line, column))
-        own, stack = [], [st for st in body if isinstance(st, Tree) and st.data not in ("func_def", "thread_def")]
-        while stack:
-            node = stack.pop()
-            if node.data == "call" and self.found_nowhere(str(node.children[0])):
-                own.append((*line_col(node), str(node.children[0])))
-            stack += [c for c in node.children if isinstance(c, Tree) and c.data not in ("func_def", "thread_def")]
-        return tuple((name, 0, line, column) for line, column, name in sorted(own))
+        such call the entry's ``body`` makes itself, in order (:func:`.calls.note_found_nowhere`)."""
+        defined = ("func_def", "thread_def")  # (the calls the body makes, not inside a function or thread it defines)
+        own = {id(c) for st in body for c in st.find_data("call")} - {
+            id(c) for st in body for d in st.find_pred(lambda t: t.data in defined) for c in d.find_data("call")}
+        return calls.note_found_nowhere(self.notes, [
+            (str(c.children[0]), 0, *line_col(c), str(c.children[0]), id(c) in own) for c in self.tree.find_data("call")
+            if self.found_nowhere(str(c.children[0]))], lambda name, count, _, line: (
+            f"{name} is neither a function of this script nor one thermocomp knows: its {count} call(s) (the first at "
+            f"line {line}) are passed over, assuming it moves nothing and changes none of the script's variables "
+            "(URScript passes arguments by value); their time is not in the time estimate (a motion that reads its "
+            "value is refused)"))
 
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
@@ -881,5 +871,4 @@ _STATEMENTS = {
     **dict.fromkeys(("return_stmt", "break_stmt", "continue_stmt"), Flow.run_jump),
 }
 
-__all__ = ["KNOWN_CALLS", "MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "QUIET_CALLS",
-           "STATEMENTS_PER_LINE", "UNSUPPORTED_CALLS", "Flow", "Summary"]
+__all__ = ["KNOWN_CALLS", "MAX_QUIET_WORK", "MAX_WHILE_PASSES", "QUIET_CALLS", "UNSUPPORTED_CALLS", "Flow", "Summary"]
