@@ -99,6 +99,18 @@ def test_a_table_of_targets_in_another_module_is_written_in_that_module(case, ca
     assert "tcPass" not in (case / "o.mod").read_text()
 
 
+@pytest.mark.parametrize("form", [["--program-output", "joints"], ["--time-indexed", "10"]])
+def test_a_form_that_writes_no_table_refuses_one_in_another_module_naming_its_file(case, capsys, form):
+    """The joints form and a time-indexed program write no table of corrected targets: a target of another module
+    that differs from pass to pass is refused before any work, naming that module's file and line (it was taken for
+    the program's: a per-pass text of another module was not found there)."""
+    (case / "p.mod").write_text(PROGRAM.replace("ENDPROC", "  g;\nENDPROC"))
+    (case / "m3.mod").write_text(MODULE_LOOP)
+    argv = [a for a in RAPID if a not in ("--at-minute", "60")] if form[0] == "--time-indexed" else RAPID
+    refused(case, capsys, [*argv, "--program", "p.mod", "--module", "m3.mod", "--out", "o.mod", *form], EXIT_INPUT,
+            "m3.mod, line 5: the motion target at line 5 differs from pass to pass", form[0])
+
+
 def test_the_modules_are_checked_in_time_linear_in_their_number(case, monkeypatch):
     """``_check_modules`` compared each --module with every earlier one (same_file: two realpaths and two stats a
     pair): 800 modules took 5 s of CPU before reading began. Each file's identity is now taken once."""

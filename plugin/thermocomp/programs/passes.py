@@ -196,14 +196,15 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location) -> f
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
-    """The per-pass texts (``(start, end)`` of the text) and their points' indices in execution order ``(N,)``."""
+    """The per-pass texts (their keys, :meth:`.model.MotionRun.text_keys`) and their points' indices in execution
+    order ``(N,)``."""
     keys = prog.extra.get("per_pass") or frozenset()
     if not keys:
         return {}
     out: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, (start, end) in enumerate(prog.columns.run.text[:, :2].tolist()):
-        if (start, end) in keys:
-            out[(start, end)].append(i)
+    for i, key in enumerate(prog.columns.run.text_keys()):  # (a task's view: its texts' offsets there, file 0)
+        if key in keys:
+            out[key].append(i)
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 

@@ -190,8 +190,9 @@ def _check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
                              column=int(run.statement[i, 3]) if rapid else None)
     found = passes.groups(prog) if output == "joints" or indexed else {}
     if found:
-        row = int(run.argument[min(int(idx[0]) for idx in found.values()), 2])
+        first = min(int(idx[0]) for idx in found.values())
+        row, path = int(run.argument[first, 2]), prog.files[int(run.file[run.row_of_points()[first]])][0]
         form = "--time-indexed" if indexed else "--program-output joints"
         raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: "
                          f"it is written as a table of corrected targets, which {form} does not write (use "
-                         "--program-output filtered with a snapshot or --timed)", path=prog.path, row=row)
+                         "--program-output filtered with a snapshot or --timed)", path=path, row=row)
