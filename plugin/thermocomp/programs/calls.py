@@ -175,8 +175,9 @@ class Texts:
         first = 0
         for step in steps:
             if isinstance(step, MotionRun):
-                tabled.update(key for key in step.text_keys() if key in self.per_pass)
-                at = ((step.text_file << 40) + step.text[:, 0]).tolist()
+                keys = step.text_keys()  # (their starts: the texts' task-wide offsets)
+                tabled.update(key for key in keys if key in self.per_pass)
+                at = [start for start, _ in keys]
                 for i in np.flatnonzero(np.any(step.text != step.argument, axis=1)).tolist():
                     if at[i] in self._passed:
                         passed.setdefault(at[i], []).append(first + i)

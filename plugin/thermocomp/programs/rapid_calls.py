@@ -23,9 +23,7 @@ from thermocomp.programs.model import (
     world_of_target,
 )
 from thermocomp.programs.rapid_data import (
-    CONFIGURED_TYPES,
     PASSIVE_INSTRUCTIONS,
-    PREDEFINED,
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
     _location,
@@ -417,11 +415,8 @@ class _Calls(calls.Texts):
         at, span = self.routine_file(routine) << 40, span_of(routine)
         passed = span._replace(start=at + span.start, end=at + span.end), str(param).lower()
         if isinstance(node, Tree) and node.data == "name":
-            key = str(node.children[0]).lower()
-            if dtype in CONFIGURED_TYPES and key not in (local or {}) and key not in self.module_data \
-                    and key not in PREDEFINED:  # (a signal, a unit or a camera of the system parameters)
-                return _Data(dtype, None, None, str(param), param)
-            data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
+            data = self.lookup(node.children[0], local, unset=True, passed_as=dtype)  # (a VAR without a value:
+            # read where used; a signal, a unit or a camera no module declares: the system parameters')
             self._passed[self.file_key + node.children[0].start_pos] = passed
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)

@@ -426,9 +426,11 @@ class _Declarations:
         return s.start, s.end, node  # type: ignore[return-value]
 
     # ----- lookups and expressions
-    def lookup(self, token: Token, local: dict[str, _Data] | None, unset: bool = False) -> _Data:
+    def lookup(self, token: Token, local: dict[str, _Data] | None, unset: bool = False,
+               passed_as: str | None = None) -> _Data:
         """The datum ``token`` names, with a value known here (``unset``: or with none, a ``VAR`` declared without a
-        value passed on to a routine); :class:`_Unsupported` naming it otherwise."""
+        value passed on to a routine); :class:`_Unsupported` naming it otherwise. ``passed_as``: the type of the
+        parameter it is passed to; one of :data:`CONFIGURED_TYPES` no module declares is the system parameters'."""
         key = str(token).lower()
         if local is not None and key in local:
             data = local[key]
@@ -444,6 +446,8 @@ class _Declarations:
                                    "does not link this reference)", token)
         elif key in PREDEFINED:
             return _Data(*PREDEFINED[key], None, str(token), token)
+        elif passed_as in CONFIGURED_TYPES:  # (a signal, a unit or a camera of the system parameters: no value here)
+            return _Data(passed_as, None, None, str(token), token)
         else:
             raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
                                "give that module with --module FILE)", token)

@@ -260,6 +260,7 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         run, statement=moved(run.statement, at_motion), name=moved(run.name, at_motion),
         text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
         file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
+
     def moved_key(key: tuple[int, int]) -> tuple[int, int]:  # (a per-pass text's key, MotionRun.text_keys)
         file = key[0] >> 40
         return key[0] - (file << 40) + int(bases[file]), key[1] - (file << 40) + int(bases[file])
