@@ -57,6 +57,11 @@ DATA_PER_STATEMENT = 8
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
+#: RAPID's counting instructions as the assignments they are (RAPID reference, Instructions: ``Incr Name;`` is
+#: ``Name := Name + 1;``, ``Decr Name;`` is ``Name := Name - 1;``, ``Add Name, AddValue;`` is ``Name := Name +
+#: AddValue;``): the expression kind and the arguments each takes.
+_COUNTING = {"incr": ("add", 1), "decr": ("sub", 1), "add": ("add", 2)}
+
 
 #: Types whose zero value holds a zero quaternion, which the controller stops on: a path that leaves a ``VAR`` of
 #: one of them without a value reaches no motion that reads it.
@@ -83,6 +88,7 @@ class _Flow(_Calls):
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
+        self._counting: dict[int, tuple[Tree, Tree | None]] = {}  # :meth:`counting`
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
         self.declare_deferred()
@@ -415,11 +421,100 @@ class _Flow(_Calls):
             self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
             self._cycle_scopes[id(local)] = local
             branch = statement.children[1]
+        elif statement.data == "while_stmt" and self.counted_while(statement, local):
+            return self.run_while(statement, local, depth)
         else:
             branch = self.decided_branch(statement, local)
         if branch is None:
             return self.run_unresolved(statement, local, depth)
         return self.run_body(branch, local, depth)
+
+    def counting(self, statement: Tree) -> Tree | None:
+        """``Incr x;``, ``Decr x;``, ``Add x, n;`` (:data:`_COUNTING`, not a routine of the task of that name) as its
+        assignment ``x := x + 1;`` ...; None for any other statement."""
+        key = str(statement.children[0]).lower() if statement.data == "call" else None
+        if key not in _COUNTING or key in self.procs:
+            return None
+        if id(statement) not in self._counting:  # (one assignment a call: its id, its file, stay the call's)
+            positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
+            kind, count = _COUNTING[key]
+            assignment = None
+            if len(positional) == count and not optional:
+                step = positional[1] if count == 2 else Tree("number", [Token("NUMBER", "1")])
+                assignment = Tree("assign", [positional[0], Tree(kind, [positional[0], step])], statement.meta)
+                self.written_at(statement)  # (the task's nodes' files read: a refusal names the call's)
+                self._node_files[id(assignment)] = self._node_files.get(id(statement), 0)  # type: ignore[index]
+            self._counting[id(statement)] = (statement, assignment)
+        return self._counting[id(statement)][1]
+
+    def run_counting(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """A call; a counting instruction (:meth:`counting`) followed as its assignment (the value known where the
+        datum's is)."""
+        assignment = self.counting(statement)
+        if assignment is None:
+            return self.run_call(statement, local, depth)
+        self.assign(assignment, local)
+
+    def counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
+        """Whether the file fixes the passes of ``WHILE`` ``statement`` (``i := 1; WHILE i < 4 DO ... i := i + 1;
+        ENDWHILE``): its body moves, its condition holds here and reads data the body gives values, and every datum
+        that condition reads, or that an assignment to such a datum or a condition around one reads, is given values
+        in the body only by assignments (or counting instructions) whose values and conditions are known here."""
+        condition, body = statement.children[0], statement.children[-1]
+        if not self.summary(body).steps or self._decided_value(condition, local) is not True:
+            return False
+        changes = list(self._changes_in(body, ()))
+        watched, grown = _names_read(condition), True
+        while grown:
+            grown = False
+            for change, heads in changes:
+                assignment = change if change.data == "assign" else self.counting(change)
+                if assignment is None:
+                    if self.summary(change).assigns & watched:
+                        return False  # (a call, a loop or an instruction that changes it)
+                    continue
+                root = self.changed_root(assignment.children[0])
+                if root is None or str(root).lower() not in watched:
+                    continue
+                reads = set().union(*map(_names_read, (assignment.children[-1], *heads)))
+                if any(self._decided_value(node, local) is None for node in (assignment.children[-1], *heads)):
+                    return False
+                grown, watched = grown or not reads <= watched, watched | reads
+        given = {str(root).lower() for change, _ in changes if (a := change if change.data == "assign"
+                                                                 else self.counting(change)) is not None
+                 and (root := self.changed_root(a.children[0])) is not None}
+        return bool(_names_read(condition) & given)
+
+    def _changes_in(self, body: Tree, heads: tuple[Tree, ...]) -> Iterator[tuple[Tree, tuple[Tree, ...]]]:
+        """Each statement of ``body`` but an ``IF`` or ``TEST`` (whose bodies are entered), with the conditions and
+        tested values it runs under."""
+        for statement in body.children:
+            if statement.data not in ("if_stmt", "compact_if", "test_stmt"):
+                yield statement, heads
+                continue
+            own = statement.children[:1] if statement.data == "compact_if" else statement.children
+            around = heads + tuple(sub for child in own if isinstance(child, Tree) and child.data != "body"
+                                   for sub in ([child] if child.data not in ("elseif", "test_case") else
+                                               [c for c in child.children if isinstance(c, Tree) and c.data != "body"]))
+            for branch in self._bodies(statement)[0]:
+                yield from self._changes_in(branch, around)
+
+    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool:
+        """A ``WHILE`` whose passes the file fixes (:meth:`counted_while`), followed pass by pass while its condition
+        holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
+        self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
+                               *_location(statement), self.file))
+        first_step, limit = len(self.steps), self.task.options.max_motions
+        while (holds := self._decided_value(statement.children[0], local)) is True:
+            if self.run_body(statement.children[-1], local, depth):
+                break
+            if len(self.steps) - first_step > limit:
+                raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
+        if holds is None:
+            raise _Unsupported("WHILE: its condition is known only while running after a pass, and its body may run "
+                               "again with other values", statement)
+        self.take_passes(first_step, statement, "from pass to pass of the WHILE")
+        return holds is True
 
     def run_tagged(self, run) -> None:
         """``run()`` (motions), each motion it adds tagged with the data it read that an unresolved construct gave a
@@ -701,8 +796,16 @@ def _goto_label(statement: Tree) -> str | None:
 
 
 def _loop_name(loop: Tree) -> str:
-    """How a note names a loop whose passes need tables: ``FOR``, or a counted GOTO loop's ``IF ... GOTO``."""
-    return "FOR" if loop.data == "for_stmt" else f"IF ... GOTO {loop.children[-1].children[0]}"
+    """How a note names a loop whose passes need tables: ``FOR``, ``WHILE``, or a counted GOTO loop's ``IF ...
+    GOTO``."""
+    if loop.data in ("for_stmt", "while_stmt"):
+        return _CONSTRUCTS[loop.data]
+    return f"IF ... GOTO {loop.children[-1].children[0]}"
+
+
+def _names_read(node: Tree | Token) -> set[str]:
+    """The names (lower case) expression ``node`` reads."""
+    return {str(n.children[0]).lower() for n in node.find_data("name")} if isinstance(node, Tree) else set()
 
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
@@ -713,7 +816,7 @@ _RUNS = {
     "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
     "moves": lambda flow, statement, local, depth: flow.run_tagged(lambda: flow.run_moves(statement.children[0],
                                                                                           local, depth)),
-    "call": _Flow.run_call, "label": _Flow.run_label,
+    "call": _Flow.run_counting, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
     "while_stmt": _Flow.run_if, "test_stmt": _Flow.run_if,
