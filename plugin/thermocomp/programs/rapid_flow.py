@@ -57,11 +57,6 @@ DATA_PER_STATEMENT = 8
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
-#: RAPID's counting instructions as the assignments they are (RAPID reference, Instructions: ``Incr Name;`` is
-#: ``Name := Name + 1;``, ``Decr Name;`` is ``Name := Name - 1;``, ``Add Name, AddValue;`` is ``Name := Name +
-#: AddValue;``): the expression kind and the arguments each takes.
-_COUNTING = {"incr": ("add", 1), "decr": ("sub", 1), "add": ("add", 2)}
-
 
 #: Types whose zero value holds a zero quaternion, which the controller stops on: a path that leaves a ``VAR`` of
 #: one of them without a value reaches no motion that reads it.
@@ -88,7 +83,6 @@ class _Flow(_Calls):
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
-        self._counting: dict[int, tuple[Tree, Tree | None]] = {}  # :meth:`counting`
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
         self.declare_deferred()
@@ -248,11 +242,19 @@ class _Flow(_Calls):
     def declared_passes(self, statement: Tree) -> int | None:
         """A FOR loop's passes from the values declared (:meth:`for_passes`), None where running decides; counting
         (:class:`.rapid_calls.Summary`, at any time) is no read of a cycle's or of a motion's (:meth:`run_tagged`)."""
+        with self.not_reading():
+            try:
+                return self.for_passes(statement, None)[2]
+            except (_Unsupported, InputError):
+                return None
+
+    @contextlib.contextmanager
+    def not_reading(self) -> Iterator[None]:
+        """What is evaluated inside (a look ahead: a FOR's count, a WHILE's course) is no read of a cycle's or of a
+        motion's (:meth:`check_cycles`, :meth:`run_tagged`)."""
         first_read, reading, self._reading = dict(self._first_read), self._reading, None
         try:
-            return self.for_passes(statement, None)[2]
-        except (_Unsupported, InputError):
-            return None
+            yield
         finally:
             self._first_read, self._reading = first_read, reading
 
@@ -429,37 +431,15 @@ class _Flow(_Calls):
             return self.run_unresolved(statement, local, depth)
         return self.run_body(branch, local, depth)
 
-    def counting(self, statement: Tree) -> Tree | None:
-        """``Incr x;``, ``Decr x;``, ``Add x, n;`` (:data:`_COUNTING`, not a routine of the task of that name) as its
-        assignment ``x := x + 1;`` ...; None for any other statement."""
-        key = str(statement.children[0]).lower() if statement.data == "call" else None
-        if key not in _COUNTING or key in self.procs:
-            return None
-        if id(statement) not in self._counting:  # (one assignment a call: its id, its file, stay the call's)
-            positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
-            kind, count = _COUNTING[key]
-            assignment = None
-            if len(positional) == count and not optional:
-                step = positional[1] if count == 2 else Tree("number", [Token("NUMBER", "1")])
-                assignment = Tree("assign", [positional[0], Tree(kind, [positional[0], step])], statement.meta)
-                self.written_at(statement)  # (the task's nodes' files read: a refusal names the call's)
-                self._node_files[id(assignment)] = self._node_files.get(id(statement), 0)  # type: ignore[index]
-            self._counting[id(statement)] = (statement, assignment)
-        return self._counting[id(statement)][1]
-
-    def run_counting(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A call; a counting instruction (:meth:`counting`) followed as its assignment (the value known where the
-        datum's is)."""
-        assignment = self.counting(statement)
-        if assignment is None:
-            return self.run_call(statement, local, depth)
-        self.assign(assignment, local)
-
     def counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
         """Whether the file fixes the passes of ``WHILE`` ``statement`` (``i := 1; WHILE i < 4 DO ... i := i + 1;
         ENDWHILE``): its body moves, its condition holds here and reads data the body gives values, and every datum
         that condition reads, or that an assignment to such a datum or a condition around one reads, is given values
-        in the body only by assignments (or counting instructions) whose values and conditions are known here."""
+        in the body only by assignments whose values and conditions are known here."""
+        with self.not_reading():
+            return self._counted_while(statement, local)
+
+    def _counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
         condition, body = statement.children[0], statement.children[-1]
         if not self.summary(body).steps or self._decided_value(condition, local) is not True:
             return False
@@ -468,21 +448,19 @@ class _Flow(_Calls):
         while grown:
             grown = False
             for change, heads in changes:
-                assignment = change if change.data == "assign" else self.counting(change)
-                if assignment is None:
+                if change.data != "assign":
                     if self.summary(change).assigns & watched:
-                        return False  # (a call, a loop or an instruction that changes it)
+                        return False  # (a call, a loop or an instruction that changes it: Incr i, a search)
                     continue
-                root = self.changed_root(assignment.children[0])
+                root = self.changed_root(change.children[0])
                 if root is None or str(root).lower() not in watched:
                     continue
-                reads = set().union(*map(_names_read, (assignment.children[-1], *heads)))
-                if any(self._decided_value(node, local) is None for node in (assignment.children[-1], *heads)):
+                reads = set().union(*map(_names_read, (change.children[-1], *heads)))
+                if any(self._decided_value(node, local) is None for node in (change.children[-1], *heads)):
                     return False
                 grown, watched = grown or not reads <= watched, watched | reads
-        given = {str(root).lower() for change, _ in changes if (a := change if change.data == "assign"
-                                                                 else self.counting(change)) is not None
-                 and (root := self.changed_root(a.children[0])) is not None}
+        given = {str(root).lower() for change, _ in changes if change.data == "assign"
+                 and (root := self.changed_root(change.children[0])) is not None}
         return bool(_names_read(condition) & given)
 
     def _changes_in(self, body: Tree, heads: tuple[Tree, ...]) -> Iterator[tuple[Tree, tuple[Tree, ...]]]:
@@ -816,7 +794,7 @@ _RUNS = {
     "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
     "moves": lambda flow, statement, local, depth: flow.run_tagged(lambda: flow.run_moves(statement.children[0],
                                                                                           local, depth)),
-    "call": _Flow.run_counting, "label": _Flow.run_label,
+    "call": _Flow.run_call, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
     "while_stmt": _Flow.run_if, "test_stmt": _Flow.run_if,
