@@ -465,6 +465,8 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
+            if self.carried_in.get(key, (0, None))[1] is mark.changed:  # (:meth:`carry_into_cycle`)
+                by += "; this reads the value the previous cycle left"
             raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                            "its value at this motion is not known", token)
         if data.value is None and not unset:
@@ -794,7 +796,10 @@ class _Declarations:
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before an assignment gives (or a statement not followed may give) it
-        another value: the next cycle reads that one."""
+        another value: the next cycle reads that one. Each is put in :attr:`carried`, with that value and statement:
+        the module is then followed again from it (``rapid``); where the next cycle is not the same, once more with
+        them changed at run time from the cycle's start, as an input is, so that a counter no motion's data read
+        stops nothing and a condition on it is not resolved."""
         followed = [(key, mark.followed) for key, mark in self.marks.items() if mark.followed is not None]
         changed = [(key, (None, mark.changed)) for key, mark in self.marks.items() if mark.changed is not None
                    and (key in self.module_data or key in self._cycle_scope) and mark.followed is None]
@@ -803,9 +808,21 @@ class _Declarations:
             data = self._cycle_scope.get(key) or self.module_data.get(key)
             timing_only = data is not None and data.type in ("speeddata", "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
+                self.carried.setdefault(key, (value, statement))
                 self.unsupported_at(f"{read[1]} is read here before line {_location(statement)[0]} "
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
+
+    def carry_into_cycle(self, local: dict[str, _Data]) -> None:
+        """At a cycle's start: the data :attr:`carried_in` from a cycle to the next have the value it leaves them, or
+        where it is not known, are changed at run time (by the statement that gives them the next cycle's value).
+        ``local``: the entry routine's data, where the cycle is a pass of its production loop."""
+        for key, (value, statement) in self.carried_in.items():
+            scope = local if key in local else self.module_data
+            if value is None or key not in scope:
+                self.marks[key] = dataclasses.replace(self.marks.get(key, _NO_MARK), changed=statement, followed=None)
+            else:
+                scope[key] = dataclasses.replace(scope[key], value=_copy(value))
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
         """The names of the data ``node`` changes: an assignment's root, the arguments a routine writes (the base's,
