@@ -260,7 +260,7 @@ class MotionRun:
         r, p = len(columns["instruction"]), len(columns["text"])
         for key, default in _MOTION_DEFAULTS.items():  # (a run of one motion costs what a motion does: no np.ndim
             value = columns.get(key, default)  # of a tuple, no closures)
-            if not isinstance(value, np.ndarray) and np.ndim(value) == 0:  # (a motion's value, or None: no time)
+            if (value.ndim if isinstance(value, np.ndarray) else np.ndim(value)) == 0:  # (a motion's value; None: no time)
                 columns[key] = np.full(r, np.nan if value is None else value,
                                        dtype=np.int64 if key in ("file", "n_points") else float)
         for key in _POINT_DEFAULTS.keys() - columns.keys():

@@ -893,7 +893,7 @@ class _Declarations:
         flange. A work object moved by a mechanical unit (``ufmec``) or a quaternion not normalisable is refused. A
         datum's (:meth:`cached`) is found once while its value stays: one array (read only), every run's."""
         value = self.cached(node, local, dtype)
-        known = self._cache.get(("frame", id(value)))
+        known = self._cache.get(("frame", id(value), dtype))
         if known is not None and known[0] is value:  # (the value kept with it: its id stays its)
             return known[1]
         if dtype == "wobjdata" and value[2] != "":
@@ -909,7 +909,7 @@ class _Declarations:
         found = (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
         if isinstance(node, Tree) and node.data == "name":
             found[0].flags.writeable = False
-            self._cache[("frame", id(value))] = (value, found)
+            self._cache[("frame", id(value), dtype)] = (value, found)
         return found
 
 

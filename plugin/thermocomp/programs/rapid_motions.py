@@ -229,22 +229,20 @@ class MoveStatements(RunStatements):
                 self.T_frame_tcp[at] = transforms_from_poses(values)
 
     def place(self, lines, shift: np.ndarray) -> None:
-        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(p, 4)``,
-        where each part of each statement stands in the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets, line,
-        column, end line and end column (as lark places its token; anything where the part is absent); the
-        :attr:`template`."""
+        """Besides the statements' rows (:meth:`RunStatements.place`): where each part of each statement stands in
+        the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets, line, column, end line and end column (as lark
+        places its token; anything where the part is absent); the :attr:`template`, each point's text placed."""
         super().place(lines, shift)
         at = shift[self.point_statement]
-        self.point_text = lines.spans(at + self.point_starts, at + self.point_ends)
         bounds = self.offsets.reshape(len(self), len(PARTS), 2) + shift[:, None, None]  # (absent parts: anywhere)
         line, column = lines.arrays(bounds.clip(0))
         self.leaves = np.stack([bounds[..., 0], bounds[..., 1], line[..., 0], column[..., 0], line[..., 1],
                                 column[..., 1]], axis=-1)
         self.template = MotionRun.of_columns(
             instruction=tuple(self.instruction), n_points=self.n_points, kind=self.kind, statement=self.statement_rows,
-            name=self.name_rows, text=self.point_text, T_world_tcp=self.T_frame_tcp, q=self.q, q_len=self.q_len,
-            confdata=self.confdata, has_confdata=self.has_confdata, quat=self.quat, extax=tuple(self.extax.tolist()),
-            frames=())
+            name=self.name_rows, text=lines.spans(at + self.point_starts, at + self.point_ends), q=self.q,
+            T_world_tcp=self.T_frame_tcp, q_len=self.q_len, confdata=self.confdata, has_confdata=self.has_confdata,
+            quat=self.quat, extax=tuple(self.extax.tolist()), frames=())
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]

@@ -126,8 +126,7 @@ class Statements(RunStatements):
     from the arguments on), ``parsed`` each shape's :func:`_arguments`; ``values`` ``(k, 6)`` each literal's six
     numbers (NaN where not six within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN
     else); ``framed`` ``(k,)``: ``pose_trans(frame, p[...])``, ``is_pose``: its literal is a pose (``p[...]``);
-    ``names``: ``(offset in the token, name)`` read; the file's :attr:`template` (placed, :meth:`place`): each
-    statement's instruction as written, text and literal (``T_world_tcp``, or ``q_len`` and ``q`` ``(k, 6)``).
+    ``names``: ``(offset in the token, name)`` read; the file's :attr:`template` (placed, :meth:`place`).
     """
 
     STATEMENT = {**RunStatements.STATEMENT, "spans": "offsets", "values": "", "framed": "",
@@ -173,20 +172,17 @@ class Statements(RunStatements):
         self.spans, self.shape_first, self.shape_of, self.parsed = spans, shape_first, shape_of, parsed
         self.values, self.T_literal, self.framed, self.names = values, T, framed, names
         self.is_pose = b[literal] == ord("p")  # (p[...], pose_trans(frame, p[...]))
-        self.instruction = np.array([token[a:b] for a, b in spans[shape_first][:, NAME:NAME + 2].tolist()],
-                                    dtype=object)[shape_of]
-        self.q_len = np.where(self.is_pose, 0, 6)
-        self.q = np.where(self.is_pose[:, None], np.nan, values)
 
     def place(self, lines, shift: np.ndarray) -> None:
-        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(k, 4)``;
-        the :attr:`template` (its kinds, speeds and frames a run's own)."""
+        """Besides the statements' rows (:meth:`RunStatements.place`): the :attr:`template` (a run's kinds, speeds
+        and frames its own), each statement's instruction, point's text and literal (a pose's, else joints')."""
         super().place(lines, shift)
-        self.point_text = lines.spans(shift + self.spans[:, POINT], shift + self.spans[:, POINT + 1])
+        names = [self.text[a:b] for a, b in self.spans[self.shape_first][:, NAME:NAME + 2].tolist()]
         self.template = MotionRun.of_columns(
-            instruction=tuple(self.instruction), kind=np.zeros(len(self), dtype=np.int8), statement=self.statement_rows,
-            name=self.name_rows, text=self.point_text, T_world_tcp=self.T_literal, q_len=self.q_len, q=self.q,
-            frames=())
+            instruction=tuple(map(names.__getitem__, self.shape_of.tolist())), kind=np.zeros(len(self), dtype=np.int8),
+            statement=self.statement_rows, name=self.name_rows, T_world_tcp=self.T_literal,
+            text=lines.spans(shift + self.spans[:, POINT], shift + self.spans[:, POINT + 1]),
+            q_len=np.where(self.is_pose, 0, 6), q=np.where(self.is_pose[:, None], np.nan, self.values), frames=())
 
     def narrowed(self, whole: Statements, place: int) -> None:
         self.parsed = [whole.parsed[s] for s in self.shape_whole.tolist()]
