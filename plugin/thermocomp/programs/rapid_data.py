@@ -907,8 +907,12 @@ class _Declarations:
         """A ``tooldata``'s ``tframe`` or a ``wobjdata``'s ``uframe @ oframe``, ``(4, 4)`` [m], and its ``robhold``.
 
         ``tframe`` is in the flange (robhold TRUE) or the world; ``uframe`` in the world or, robhold TRUE, the
-        flange. A work object moved by a mechanical unit (``ufmec``) or a quaternion not normalisable is refused."""
+        flange. A work object moved by a mechanical unit (``ufmec``) or a quaternion not normalisable is refused. A
+        datum's (:meth:`cached`) is found once while its value stays: one array (read only), every run's."""
         value = self.cached(node, local, dtype)
+        known = self._cache.get(("frame", id(value), dtype))
+        if known is not None and known[0] is value:  # (the value kept with it: its id stays its)
+            return known[1]
         if dtype == "wobjdata" and value[2] != "":
             raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
                                node)
@@ -919,7 +923,11 @@ class _Declarations:
                 raise self.error(f"{dtype} {part} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm "
                                  f"{norm:.6g}", node)
         T = [_T_from_pose(pose) for pose in poses.values()]
-        return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+        found = (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+        if isinstance(node, Tree) and node.data == "name":
+            found[0].flags.writeable = False
+            self._cache[("frame", id(value), dtype)] = (value, found)
+        return found
 
 
 def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:
