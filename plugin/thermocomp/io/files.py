@@ -159,7 +159,14 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
                              "longer line takes minutes and gigabytes to read)", path=str(path), row=longest + 1,
                              column=MAX_LINE_BYTES + 1)
     lone = _LONE_CR.search(data)  # (lines ending in CR alone, one line to the reader: every line and column wrong)
-    if lone is not None and not _CONTROL.search(data):  # (a binary file: the reader names its binary bytes)
+    binary = None if lone is None else _CONTROL.search(data)
+    if binary is not None:  # (a binary file, or a byte of one in CR-ended lines: named where an editor shows it)
+        at = binary.start()
+        column = at - max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at))
+        raise InputError(f"not {kind.split()[0]} text: byte 0x{data[at]:02x} at column {column} is binary data (an "
+                         "encrypted or binary file cannot be read)", path=str(path),
+                         row=data.count(b"\n", 0, at) + data.count(b"\r", 0, at) - data.count(b"\r\n", 0, at) + 1)
+    if lone is not None:
         start = lone.start()
         which = "'s lines end" if b"\n" not in data else " has a line ending"
         raise InputError(f"the {kind}{which} in CR alone (classic Mac OS): expected LF or CR LF line ends",

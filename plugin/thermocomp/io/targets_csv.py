@@ -85,7 +85,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import MAX_CELL, CsvLines, RawLines, iter_rows, number_text, parse_float
+from thermocomp.io.csvtext import MAX_CELL, NUMBER_BLANKS, CsvLines, RawLines, iter_rows, number_text, parse_float
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -445,7 +445,7 @@ def _text_numbers(texts: list[str]) -> tuple[FloatArray, np.ndarray]:
     for k, text in enumerate(texts):  # (only on a bad cell: locate it)
         try:
             values[k] = float(text)
-            bad[k] = not number_text(text.strip())
+            bad[k] = not number_text(text.strip(NUMBER_BLANKS))
         except ValueError:
             bad[k] = True
     return values, bad
