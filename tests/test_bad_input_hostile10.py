@@ -129,6 +129,22 @@ def _assert_same(got, expected) -> None:
         assert got == expected
 
 
+@pytest.mark.parametrize("inside", ["\x0b", "\x0c", "\x1f", "\x85", "\xa0", "\u3000"])
+@pytest.mark.parametrize("reader", READERS)
+def test_a_strange_character_beside_a_column_name_is_refused_at_the_header(tmp_path, reader, inside):
+    """A deformation table's header ``Dx,\xa0Dy,...`` was read (str.strip() took NBSP, NEL, U+3000 for blanks)."""
+    name, data, read_file = _seeds()[reader]
+    lines = data.split(b"\n")
+    at = next(k for k, line in enumerate(lines) if line.strip() and not line.lstrip().startswith(b"#"))
+    cells = lines[at].split(b",")
+    cells[-1] = inside.encode() + cells[-1]
+    lines[at] = b",".join(cells)
+    (tmp_path / name).write_bytes(b"\n".join(lines))
+    with pytest.raises(InputError) as info:
+        read_file(tmp_path / name)
+    assert (info.value.path, info.value.row) == (str(tmp_path / name), at + 1)
+
+
 @pytest.mark.parametrize("inside", ["\x0c", "\x0b", "\x1f", "\xa0"])
 def test_a_strange_character_in_an_option_number_is_refused_naming_the_option(case, capsys, inside):
     """The command line reads numbers as the files do (``--at-minute '60\\x0c'`` was 60)."""
@@ -299,3 +315,31 @@ def test_long_lines_that_are_no_face_of_too_many_vertices_are_read(tmp_path, lin
     path.write_text(f"v 0 0 0\nv 1 0 0\nv 0 1 0\n{line}\nf 1 2 3\n")
     faces = read_mesh(path, 1.0).faces
     assert len(faces) == (1 + (MAX_OBJ_FACE_VERTICES - 2 if line.startswith("f") else 0))
+
+
+# ----- a RAPID integer literal of another base beyond a num is refused as the decimal ones are, not an OverflowError
+
+
+@pytest.mark.parametrize(("literal", "shown"), [
+    ("0x" + "f" * 5000, "0xffffffffffffffffffff... (5000 hexadecimal digits)"), ("0X" + "F" * 33, "0X" + "F" * 33),
+    ("0b" + "1" * 200, "0b11111111111111111111... (200 digits)"), ("0o" + "7" * 60, "0o77777777777777777777... (60 digits)"),
+])
+def test_a_literal_of_another_base_beyond_a_num_is_refused(tmp_path, literal, shown):
+    """``x := 0xfff...`` (5,000 digits) was an OverflowError traceback (int too large to convert to float)."""
+    path = tmp_path / "p.mod"
+    path.write_text(f"MODULE M\nCONST robtarget p:={POINT};\nVAR num x;\nPROC main()\n  x := {literal};\n"
+                    "  MoveL Offs(p,x,0,0),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+    from thermocomp.errors import capped
+
+    with pytest.raises(InputError, match="is out of range") as info:
+        read.read_program(path)
+    assert f"number {shown} is out of range (RAPID num holds at most" in capped(str(info.value))  # (as printed)
+    assert info.value.row == 5
+
+
+@pytest.mark.parametrize(("literal", "value"), [("0x10", 16), ("0b101", 5), ("0o17", 15), ("0xFFFFFF", 16777215)])
+def test_a_literal_of_another_base_within_a_num_is_read(tmp_path, literal, value):
+    path = tmp_path / "p.mod"
+    path.write_text(f"MODULE M\nCONST robtarget p:={POINT};\nVAR num x;\nPROC main()\n  x := {literal};\n"
+                    "  MoveL Offs(p,x / 1000000,0,0),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+    assert read.read_program(path).motions[-1].points[-1].T_world_tcp[0, 3] == pytest.approx(0.5 + value * 1e-9)

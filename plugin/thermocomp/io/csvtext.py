@@ -241,10 +241,10 @@ def header_and_rows(path: PathLike, empty: str) -> tuple[int, list[str], Iterato
     return line, header, rows
 
 
-#: What may stand beside a number in a cell: spaces and tabs. :class:`float` and :meth:`str.strip` also drop the
-#: vertical tab, the form feed, ``\x1c``-``\x1f``, NEL, NBSP and the other Unicode spaces: a control character or
-#: an invisible space beside a number is a damaged file, not a blank.
-NUMBER_BLANKS = " \t"
+#: What may stand beside a number or a column's name in a cell: spaces and tabs. :class:`float` and
+#: :meth:`str.strip` also drop the vertical tab, the form feed, ``\x1c``-``\x1f``, NEL, NBSP and the other Unicode
+#: spaces: a control character or an invisible space there is a damaged file, not a blank.
+CELL_BLANKS = " \t"
 #: Characters no number holds: the control characters but the tab (a blank) and DEL.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
@@ -272,9 +272,9 @@ def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bo
 
     An empty cell gives ``nan`` when ``allow_empty``. ASCII only, without
     ``_`` or control characters (:func:`number_text`); only spaces and tabs
-    around the number are blanks (:data:`NUMBER_BLANKS`).
+    around the number are blanks (:data:`CELL_BLANKS`).
     """
-    cell = text.strip(NUMBER_BLANKS)
+    cell = text.strip(CELL_BLANKS)
     if cell == "":
         if allow_empty:
             return math.nan
@@ -334,7 +334,7 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     for number, cells in rows:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
-        joint = cells[index["joint"]].strip()
+        joint = cells[index["joint"]].strip(CELL_BLANKS)
         if joint != str(len(found) + 1):
             raise InputError(f"expected joint {len(found) + 1} (rows in joint order), got {joint!r}",
                              path=src, row=number, column="joint")
@@ -354,13 +354,18 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     return out
 
 
+def header_names(header: list[str]) -> list[str]:
+    """The column names of a header's cells, without the blanks around them (:data:`CELL_BLANKS`)."""
+    return [h.strip(CELL_BLANKS) for h in header]
+
+
 def check_header(header: list[str], required: list[str], optional: list[str], path: str, line: int) -> dict[str, int]:
     """Map column names to indices; unknown, missing or duplicate columns are located errors.
 
     A misspelt column is both unknown and missing: the message names both,
     and the error's column is the unknown one (where the typo is).
     """
-    names = [h.strip() for h in header]
+    names = header_names(header)
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:

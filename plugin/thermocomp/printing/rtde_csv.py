@@ -21,10 +21,10 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.io.csvtext import LINE_END, NUMBER_BLANKS, parse_float
+from thermocomp.io.csvtext import CELL_BLANKS, LINE_END, parse_float
 
 #: The separator of a recording written by the RTDE client's ``record.py``: spaces (or tabs). Not every white-space
-#: character: a form feed or NBSP beside a number is a damaged file (:data:`.csvtext.NUMBER_BLANKS`).
+#: character: a form feed or NBSP beside a number is a damaged file (:data:`.csvtext.CELL_BLANKS`).
 _BLANKS = re.compile(r"[ \t]+")
 _COMMA = re.compile(",")
 
@@ -57,12 +57,12 @@ def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: 
         ``(samples, n_joints)`` each [rad/s], [rad], [rad/s].
     """
     lines = [(i + 1, line) for i, line in enumerate(LINE_END.split(text))  # (the lines an editor shows)
-             if line.strip(NUMBER_BLANKS) and not line.startswith("#")]
+             if line.strip(CELL_BLANKS) and not line.startswith("#")]
     if not lines:
         raise InputError("expected an RTDE recording with a header line, got no lines", path=src)
     header_line, header = lines[0]
     sep = _COMMA if "," in header else _BLANKS
-    names = [c.strip(NUMBER_BLANKS) for c in sep.split(header.strip(NUMBER_BLANKS))]
+    names = [c.strip(CELL_BLANKS) for c in sep.split(header.strip(CELL_BLANKS))]
     missing = [c for c in _columns(n_joints) if c not in names]
     if missing:
         raise InputError(f"expected RTDE columns {', '.join(missing)} (docs/printing.md), got {', '.join(names)}",
@@ -70,7 +70,7 @@ def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: 
     index = [names.index(c) for c in _columns(n_joints)]
     rows = np.empty((len(lines) - 1, len(index)))
     for r, (number, line) in enumerate(lines[1:]):
-        cells = sep.split(line.strip(NUMBER_BLANKS))
+        cells = sep.split(line.strip(CELL_BLANKS))
         if len(cells) != len(names):
             raise InputError(f"expected {len(names)} cells, got {len(cells)}", path=src, row=number)
         for c, i in enumerate(index):

@@ -556,7 +556,8 @@ class _Declarations:
     def literal(self, node: Tree, local=None) -> tuple[float, str]:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
         text = str(node.children[0])
-        value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
+        whole = int(text, 0) if text[1:2] in "xXoObB" and len(text) > 2 else None  # (float() of it overflows)
+        value = float(text) if whole is None else float(whole) if abs(whole) <= NUM_MAX else math.inf
         if not abs(value) <= NUM_MAX:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
         return value, "num"
