@@ -343,3 +343,27 @@ def test_a_literal_of_another_base_within_a_num_is_read(tmp_path, literal, value
     path.write_text(f"MODULE M\nCONST robtarget p:={POINT};\nVAR num x;\nPROC main()\n  x := {literal};\n"
                     "  MoveL Offs(p,x / 1000000,0,0),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
     assert read.read_program(path).motions[-1].points[-1].T_world_tcp[0, 3] == pytest.approx(0.5 + value * 1e-9)
+
+
+# ----- every file read whole is read to a bound: a link to /dev/zero or /dev/urandom ends with a message naming it
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize(("argv", "name"), [
+    (["robot", "show", "r.xacro"], "r.xacro"),
+    (["robot", "export", "r.xacro", "--out", "o.urdf"], "r.xacro"),
+    (["robot", "show", "r.urdf"], "r.urdf"),
+    (["compensate", "--robot", "r.xacro", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "o.csv"],
+     "r.xacro"),
+    (["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--time-law", "from:d.csv", "--out", "o.csv"],
+     "d.law.toml"),
+    (["servo", "identify", "--recording", "rec.csv", "--out", "o.toml"], "rec.csv"),
+    (["servo", "track", "--models", "m.toml", "--path", "line:x", "--speed-mm-s", "10", "--out", "o.csv"], "m.toml"),
+])
+def test_a_device_given_as_a_file_is_refused_naming_it(case, capsys, argv, name, device):
+    """``robot show r.xacro`` with r.xacro a link to /dev/zero read for ever (the xacro file was read whole, without
+    the bound of the URDF's 16 MiB); the servo's recording and models files were read without one too."""
+    from test_bad_input import refused
+
+    (case / name).symlink_to(device)
+    refused(case, capsys, argv, 1, name)

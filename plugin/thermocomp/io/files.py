@@ -101,9 +101,10 @@ def _read_fifo(path: PathLike, src: str) -> bytes:
         os.close(fd)
 
 
-def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | None = None) -> bytes:
-    """The whole content of ``path``, of at most ``max_bytes`` if given; errors as :func:`open_input`, and a failed
-    read or a file past ``max_bytes`` names the file too."""
+def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | None = None,
+                     why: str = "a description is some kilobytes") -> bytes:
+    """The whole content of ``path``, of at most ``max_bytes`` if given (``why``: what such a file holds, for the
+    message); errors as :func:`open_input`, and a failed read or a file past ``max_bytes`` names the file too."""
     with open_input(path, kind) as handle:
         try:
             data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
@@ -111,7 +112,7 @@ def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | N
             raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from exc
     if max_bytes is not None and len(data) > max_bytes:
         raise InputError(f"the {kind or 'file'} holds more than {max_bytes:,} bytes: expected at most "
-                         f"{max_bytes // 2**20} MiB (a description is some kilobytes)", path=str(path))
+                         f"{max_bytes // 2**20} MiB ({why})", path=str(path))
     return data
 
 
