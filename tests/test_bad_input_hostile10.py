@@ -367,3 +367,23 @@ def test_a_device_given_as_a_file_is_refused_naming_it(case, capsys, argv, name,
 
     (case / name).symlink_to(device)
     refused(case, capsys, argv, 1, name)
+
+
+# ----- a models file's matrix of the right shape with a value that is not finite is named as such
+
+
+@pytest.mark.parametrize("key", ["A", "B", "C"])
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e999"])
+def test_a_models_matrix_value_not_finite_is_named(key, value):
+    """``A = [[inf, ...`` was refused as "expected finite numbers of shape (4, 4), got shape (4, 4)"."""
+    from test_servo_core import RATE, servo_model
+
+    from thermocomp.io.robots import load_robot
+    from thermocomp.printing.identification import ServoModels
+    from thermocomp.printing.models_toml import models_from_toml_text, models_toml_text
+
+    chain = load_robot("ur5")
+    text = models_toml_text(ServoModels(RATE, 4, (servo_model(2),) * 6, chain.joint_names), "ur5")
+    text = re.sub(rf"^{key} = (\[*)[-0-9.e]+", rf"{key} = \g<1>{value}", text, count=1, flags=re.M)
+    with pytest.raises(InputError, match=re.escape(f"key {key}: expected finite numbers, got {float(value):g}")):
+        models_from_toml_text(text, "m.toml", chain.joint_names)
