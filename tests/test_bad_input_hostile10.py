@@ -387,3 +387,28 @@ def test_a_models_matrix_value_not_finite_is_named(key, value):
     text = re.sub(rf"^{key} = (\[*)[-0-9.e]+", rf"{key} = \g<1>{value}", text, count=1, flags=re.M)
     with pytest.raises(InputError, match=re.escape(f"key {key}: expected finite numbers, got {float(value):g}")):
         models_from_toml_text(text, "m.toml", chain.joint_names)
+
+
+# ----- a print path has a bound on its samples (each an inverse kinematics solve and a servo step): a slow speed or
+# ----- a far target ends with a message naming --path and --speed-mm-s, not "out of memory"
+
+
+@pytest.mark.parametrize(("path", "speed"), [("line:x", 1e-9), ("line:z", 1e-3), ("far", 10.0), ("far", 1000.0)])
+def test_a_print_path_of_too_many_samples_is_refused_naming_it(path, speed):
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.printing.paths import MAX_PATH_SAMPLES, line_path, targets_path
+
+    with pytest.raises(ConfigurationError, match=re.escape(f"expected at most {MAX_PATH_SAMPLES:,}")) as info:
+        if path == "far":
+            targets_path(np.tile(np.eye(3), (2, 1, 1)), [[0.4, 0.0, 0.3], [1e6, 0.0, 0.3]], speed, 125.0)
+        else:
+            line_path(path, speed, 125.0, np.eye(3))
+    assert f"--path at --speed-mm-s {speed:g}" in str(info.value)
+
+
+def test_a_print_path_within_the_bound_is_sampled():
+    from thermocomp.printing.paths import line_path
+
+    path = line_path("line:x", 10.0, 125.0, np.eye(3))
+    assert path.p_world_tcp[-1, 0] - path.p_world_tcp[0, 0] == pytest.approx(0.2)
+    assert path.t.size == pytest.approx((0.2 + 0.5 + 19.5 + 0.5 + 0.2) * 125.0, abs=2)

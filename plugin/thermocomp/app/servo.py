@@ -502,7 +502,7 @@ def run_track(spec: ServoTrackJob) -> TrackResult:
             raise InputError(f"key robot: expected models of {robot!r} (--robot), got {model_robot!r}", path=str(models_file))
         servo = ServoOptions(rate_hz=models.rate_hz) if servo is None else servo
         if servo.rate_hz != models.rate_hz:
-            raise ConfigurationError(f"the servo's rate {servo.rate_hz:g} Hz differs from the models' {models.rate_hz:g} Hz")
+            raise ConfigurationError(f"the servo's rate {servo.rate_hz!r} Hz differs from the models' {models.rate_hz!r} Hz")
         nominal = nominal_model(chain)
         truth, references, warm = nominal, [("nominal", nominal)], None
         if deformation is not None:
