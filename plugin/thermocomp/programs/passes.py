@@ -323,8 +323,8 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                 scope = "LOCAL " if called is None or {_file_start(text, at) for at in s_key} == {start} else ""
                 declarations[start].append(f"  {scope}VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
                 if called is None:
-                    edits.append(_before(prog, s_key[0], f"{counter} := {counter} MOD {len(idx)} + 1;" if rapid else
-                                         f"{counter} = ({counter} + 1) % {len(idx)}",
+                    edits.append(_before(prog, s_key[0], [f"{counter} := {counter} MOD {len(idx)} + 1;" if rapid else
+                                                          f"{counter} = ({counter} + 1) % {len(idx)}"],
                                          "the motion target here differs from pass to pass and the motion"))
                 for k, at in enumerate(s_key if called is not None else ()):
                     at_calls[at].append(f"{counter} := {k + 1};" if rapid else f"{counter} = {k}")
@@ -334,8 +334,8 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
         for i in idx.tolist():
             values[i] = lookup
     for at, statements in at_calls.items():
-        edits.append(_before(prog, at, " ".join(statements), "the call here runs a motion whose target differs "
-                             "from call to call (under conditions known only while running), and the call"))
+        edits.append(_before(prog, at, statements, "the call here sets the index of a table of corrected targets, "
+                             "one entry a call (docs/programs.md, \"Calls under conditions\"), and the call", call=True))
     notes = list(dict.fromkeys(notes))
     for start, lines in declarations.items():
         note = (f"thermocomp: {len(motions[start])} motion(s) whose target differs from pass to pass, each a table of "
@@ -435,25 +435,25 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
     ])]
 
 
-def _before(prog: RobotProgram, start: int, statement: str, what: str) -> w.Edit:
-    """The ``statement`` written before the statement at ``start`` (a motion advancing its table's counter, a call
-    setting its tables' index): on a line of its own with that statement's indentation, or before it on its line;
-    refused after a RAPID compact ``IF`` and, in URScript, before a call that does not start its line (an expression's
-    part), ``what`` saying what stands there."""
+def _before(prog: RobotProgram, start: int, statements: list[str], what: str, *, call: bool = False) -> w.Edit:
+    """The ``statements`` written before the statement at ``start`` (a motion advancing its table's counter; a
+    ``call`` setting its tables' indices): each on a line of its own with that statement's indentation, or before it
+    on its line; refused after a RAPID compact ``IF`` and before a URScript call that does not start its line (it may
+    be part of an expression), ``what`` saying what stands there."""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
     rapid = prog.language == "rapid"
     if not before.strip():
-        return w.Edit(line_start, line_start, f"{before}{statement}{prog.newline}")
+        return w.Edit(line_start, line_start, "".join(f"{before}{statement}{prog.newline}" for statement in statements))
     line = text.count("\n", 0, start) + 1
     if rapid and re.search(r"\bIF\b", before, flags=re.IGNORECASE):
         raise InputError(f"{what} is the statement of a compact IF: no statement can be written before it (write the "
                          "IF with THEN ... ENDIF)", path=prog.path, row=line)
-    if not rapid and what.startswith("the call"):
+    if call and not rapid:
         raise InputError(f"{what} does not start its line: no statement can be written before it", path=prog.path,
                          row=line)
-    return w.Edit(start, start, f"{statement} ")
+    return w.Edit(start, start, "".join(f"{statement} " for statement in statements))
 
 
 def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[int, ...], values: list[str | None]
