@@ -178,8 +178,9 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
             name, where, *_ = differing
             arguments = written(differing)[len(name):].strip().removesuffix(";").strip()
             arguments = arguments[1:-1].strip() if arguments[:1] == "(" and arguments[-1:] == ")" else arguments
-            message += (f"; nor is a table of one entry a call: the call of {name} at line {where.line} passes "
-                        f"{arguments}, which needs a different target from pass to pass")
+            message += (f"; nor is a table of one entry a call: the call of {name} at line {where.line}"
+                        f"{f' passes {arguments}, which' if arguments else ''} needs a different target from pass to "
+                        "pass")
         bad.add(key)
         for k, row, _ in motions:
             left[k].add(row)
@@ -222,8 +223,9 @@ def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[in
              ) -> tuple[tuple[calls.Call, ...] | None, calls.Call | None]:
     """The call with arguments that runs each of ``motions`` (``(step, motion row, point)`` each, the runs of one
     text), where every call statement runs the text with one target and tool each time; else None, and the first
-    call statement that runs it with another (None: a run stands in no such call)."""
-    first: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # each call statement: its first run's target and tool
+    call statement that runs it with another on another run (None: a run stands in no such call, or one run of a call
+    runs the text with several targets: a loop inside the routine)."""
+    first: dict[tuple, tuple] = {}  # each call statement: its first run's target, tool and call (one a run of it)
     called = []
     for k, _, i in motions:
         step, call = steps[k], in_call.get(id(steps[k]))
@@ -233,9 +235,9 @@ def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[in
         target = step.q[i, :q_len] if q_len else step.T_world_tcp[i]
         tool = step.frames[step.frame[i]][1]
         site = (call[1].start, *call[2:])
-        seen = first.setdefault(site, (target, tool))
+        seen = first.setdefault(site, (target, tool, call))
         if not (np.array_equal(seen[0], target) and np.array_equal(seen[1], tool)):
-            return None, call
+            return None, None if seen[2] is call else call
         called.append(call)
     return tuple(called), None
 
