@@ -20,15 +20,18 @@ import numpy as np
 import pytest
 from helpers import run_program
 from test_programs_loops import UR_TCP, _offs, _zero_then_warm
-from test_programs_percall import TOLERANCE, _line, _rapid, _ur
-from test_programs_rapid_cell import _reached
+from test_programs_modules import _reached as _reached_task
+from test_programs_percall import PICK, TOLERANCE, _line, _rapid, _ur
+from test_programs_rapid import small_table
+from test_programs_rapid_cell import ZERO, _reached
 
 from thermocomp import deformed_model, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import read_program
+from thermocomp.programs import ProgramOptions, RapidOptions, read_program
 from thermocomp.programs.compensate import nominal_configurations, point_poses
 
 #: main bodies: the calls ``Pick a`` (three times, or once) and ``Pick b`` where ``{cond}`` (an input) decides, and
@@ -101,6 +104,28 @@ def test_a_rapid_call_in_a_compact_if_is_refused_naming_its_line(tmp_path, rng):
         run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
     assert info.value.row == _line(src, "IF DInput")
     assert not (tmp_path / "out.mod").exists()
+
+
+def test_rapid_calls_in_one_module_of_a_routine_in_another(tmp_path, rng):
+    """The calls in the main module, the routine in a second one: the table and its index in the routine's module,
+    the index task-wide (not ``LOCAL``: the calls set it from the other module)."""
+    src, T, _ = _rapid(tmp_path, rng, RAPID_MAINS["counted loop, then IF on an input"][0].format(cond=INPUT),
+                       routines="")
+    main, lib = tmp_path / "cell.mod", tmp_path / "parts.mod"
+    lib.write_text("MODULE parts\n" + PICK.format(approach="Offs(p, 0, 0, 50)") + "ENDMODULE\n")
+    options = ProgramOptions(rapid=RapidOptions(modules=(str(lib),)))
+    out, lib_out = tmp_path / "cell_out.mod", tmp_path / "cell_out.parts.mod"
+    run_program("irb140", ZERO, main, out, program_options=options)
+    assert out.read_bytes() == main.read_bytes() and not lib_out.exists()
+    table = small_table(rng)
+    run_program("irb140", table, main, out, options=CompensationOptions(time_law=Static()), program_options=options)
+    written, written_lib = out.read_text(), lib_out.read_text()
+    assert "\n  VAR num tcPassN1 := 0;\n" in written_lib and "tcPassN1 := 2;\n      Pick b;\n" in written
+    taken = tmp_path / "cell_on.mod"
+    taken.write_text(written.replace(INPUT, "TRUE"))
+    reached = _reached_task(load_robot("irb140"), table, taken, [lib_out])
+    want = np.stack(_lifted(T, "aaab"))
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < TOLERANCE
 
 
 # ----- URScript: the manual's def with a parameter, pose_trans of it; a counted while and an if on an input
