@@ -170,7 +170,9 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
         else:
             continue
-        called, differing = _by_call(steps, walker._in_call, motions) if key in why else (None, None)
+        beside = getattr(walker, "beside", ())  # (a thread's steps: its calls may set an index as the program's do)
+        called, differing = (None, None) if key not in why or any(id(steps[k]) in beside for k, _, _ in motions) \
+            else _by_call(steps, walker._in_call, motions)
         if called is not None:
             by_call[key] = called
             continue

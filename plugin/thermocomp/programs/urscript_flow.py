@@ -426,9 +426,11 @@ class Flow(calls.Texts):
                 str(call.children[0]) in UNSUPPORTED_CALLS for call in self.threads[name].find_data("call"))):
             return  # (a thread of servoj/speedj/force_mode is followed too: those are refused where they stand)
         self.started_threads.add(name)
+        first = len(self.steps)
         with self.unresolved(self.threads[name], f"thread {name}", "it runs beside the program, at times known only "
                              "while running"), _on(self.frames, _Frame(self.unresolved_depth)):
             self.run_sequence(self.body_of(self.threads[name]), {}, 1)
+        self.beside.update(map(id, self.steps[first:]))
         self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
 
     # ----- branches
