@@ -92,6 +92,8 @@ class _Flow(_Calls):
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
+        if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
+            self.carry_into_cycle({})
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
@@ -421,6 +423,8 @@ class _Flow(_Calls):
             self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
             self._first_read = {}  # (what ran before it ran once: not a cycle's)
             self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
+            self.cycle_looped = True
+            self.carry_into_cycle(local)
             self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
             self._cycle_scopes[id(local)] = local
             branch = statement.children[1]
