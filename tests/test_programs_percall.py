@@ -8,8 +8,8 @@ with two targets. Each call's target is known before the program runs, so each c
 written as a table of corrected targets walked by a counter, the mechanism of a loop's passes
 (:mod:`thermocomp.programs.passes`). A zero table gives the program back byte for byte; the written tables, walked
 as the controller walks them, take the warm robot (FK of the deformed model) to every call's programmed pose. A
-motion whose calls are known only while running, or run both before the production loop and in it, or beyond the
-bound, stays refused with its line.
+motion run beyond the bound stays refused with its line; calls known only while running, or run both before the
+production loop and in it, are indexed by call (test_programs_callsites.py).
 """
 
 from __future__ import annotations
@@ -97,26 +97,6 @@ def _refusals(path) -> list[tuple[int, str]]:
     return [(f.line, f.message) for f in read_program(path).unsupported]
 
 
-def test_calls_known_only_while_running_stay_refused_naming_the_line(tmp_path, rng):
-    main = "    IF DInput(diStart) = 1 THEN\n      Pick a;\n    ENDIF\n    Pick b;\n"
-    src, _, path = _rapid(tmp_path, rng, main)
-    line = _line(src, "MoveJ Offs(p")
-    assert any(at == line and "differs from call to call" in m and "known only while running" in m
-               for at, m in _refusals(path))
-    with pytest.raises(InputError, match="known only while running"):
-        run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
-    assert not (tmp_path / "out.mod").exists()
-
-
-def test_calls_both_before_the_production_loop_and_in_it_stay_refused(tmp_path, rng):
-    src, _, path = _rapid(tmp_path, rng, "    Pick a;\n    WHILE TRUE DO\n      Pick b;\n    ENDWHILE\n")
-    line = _line(src, "MoveJ Offs(p")
-    assert any(at == line and "both before the loop that repeats the cycle" in m for at, m in _refusals(path))
-    src, _, path = _rapid(tmp_path, rng, "    WHILE TRUE DO\n      Pick a;\n      Pick b;\n    ENDWHILE\n")
-    prog = read_program(path)
-    assert not prog.unsupported and len(prog.extra["per_pass"]) == 1 and len(prog.motions) == 4
-
-
 def test_calls_beyond_the_bound_stay_refused_naming_the_line_and_the_bound(tmp_path, rng, monkeypatch):
     monkeypatch.setattr(passes, "MAX_PASSES", 1)
     src, _, path = _rapid(tmp_path, rng)
@@ -178,10 +158,3 @@ def test_a_urscript_pose_trans_that_calls_need_differently_is_compensated_call_b
     R, p = fk(deformed_model(chain, table, 1.0), result.q)
     reached = transform(R, p) @ UR_TCP
     assert np.max(np.linalg.norm(reached[:, :3, 3] - np.stack(want)[:, :3, 3], axis=1)) < TOLERANCE
-
-
-def test_urscript_calls_known_only_while_running_stay_refused_naming_the_line(tmp_path, rng):
-    src, path, _ = _ur(tmp_path, rng, "  if get_standard_digital_in(0):\n    pick(a)\n  end\n  pick(b)\n")
-    line = _line(src, "movel(pose_trans(p")
-    assert any(at == line and "differs from call to call" in m and "known only while running" in m
-               for at, m in _refusals(path))

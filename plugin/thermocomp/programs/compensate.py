@@ -553,14 +553,16 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                 poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
     """Give the points that share a text and need it alike one value in ``values`` (each point's new text,
     ``None``: unchanged): those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
-    [m, the motion's frame]) agree with the first's within ten times the solver's tolerances get the first's value.
-    The others keep their own, except at a call site: refused, naming it, each motion reading it and how far apart.
+    [m, the motion's frame]) agree with the first's within ten times the solver's tolerances get the first's value
+    (a table indexed by its calls: the first of their call's). The others keep their own, except at a call site:
+    refused, naming it, each motion reading it and how far apart.
     """
     run = prog.columns.run
     how = prog.extra.get("call_site") or {}
-    groups: dict[tuple[int, int], list[int]] = {}
+    groups: dict[tuple[int, int, int | None], list[int]] = {}
+    call_of = passes.calls_of_points(prog)  # (a table indexed by its calls: one value a call)
     for i, key in enumerate(zip(run.text_file.tolist(), run.text[:, 0].tolist())):
-        groups.setdefault(key, []).append(i)
+        groups.setdefault((*key, call_of.get(i)), []).append(i)
     for members in groups.values():
         if len({values[i] for i in members}) < 2:
             continue

@@ -117,35 +117,41 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
     return outside
 
 
-def settle(walker: calls.Texts, conditional: set[int], construct, location) -> frozenset[tuple[int, int]]:
+def settle(walker: calls.Texts, conditional: set[int], construct, location, written: Callable[[calls.Call], str]
+           ) -> tuple[frozenset[tuple[int, int]], dict[tuple[int, int], tuple[int, ...]]]:
     """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
     of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
     runs in the cycle's fixed order (at no line of ``conditional``), not both before the production loop (step
     ``walker.cycle_start``, where there is one) and in it, at most :data:`MAX_PASSES` times (a table is written in
-    its motion's module).
+    its motion's module). A text whose runs are known only while running, or both before that loop and in it, is
+    taken still where each run stands in a call whose every run needs it with one target and tool: a table of one
+    entry a call, its index set before each call (:func:`_by_call`; ``written(call)``: the call's text as written).
 
-    Returns the texts taken. The motions of the others are dropped from ``walker.steps`` (left as written), a finding
-    for each text refused (at its first motion) added to ``walker.unsupported``, and a note at each loop
-    (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) to
-    ``walker.notes``.
+    Returns the texts taken, and of those indexed by their calls each run's call (``(file << 40) + start`` of its
+    statement, in the order the runs go). The motions of the others are dropped from ``walker.steps`` (left as
+    written), a finding for each text refused (at its first motion) added to ``walker.unsupported``, and a note at
+    each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
+    group of calls to ``walker.notes``.
     """
     take_calls(walker.steps, walker._in_call, walker.per_pass)
     if not walker.per_pass:
-        return frozenset()
+        return frozenset(), {}
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
-    runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
+    runs: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # each run of the text: (step, motion row, point)
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
             rows = step.row_of_points().tolist()
             for i, key in enumerate(step.text_keys()):
                 if key in per_pass:
-                    runs.setdefault(key, []).append((k, rows[i]))
+                    runs.setdefault(key, []).append((k, rows[i], i))
 
-    def at(k: int, row: int) -> tuple[str, int, int]:  # (instruction, line, column) of a motion
+    def at(k: int, row: int, *_) -> tuple[str, int, int]:  # (instruction, line, column) of a motion
         return steps[k].instruction[row], *steps[k].statement[row, 2:].tolist()
 
     refused: list[Finding] = []
     bad = set()
+    by_call: dict[tuple[int, int], tuple[calls.Call, ...]] = {}  # the texts indexed by their calls: each run's call
+    why: dict[tuple[int, int], str] = {}  # and why a counter walking the cycle's order could not
     left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for key, motions in runs.items():
         instruction, line, column = at(*motions[0])
@@ -154,25 +160,42 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location) -> f
         if any(at(*mo)[1] in conditional for mo in motions):
             message = (f"{differs} and it runs under a condition or loop known only while running: its passes are "
                        "not known before running")
-        elif cycle_start is not None and len({k < cycle_start for k, _ in motions}) == 2:
+            why[key] = "they run under conditions known only while running"
+        elif cycle_start is not None and len({k < cycle_start for k, _, _ in motions}) == 2:
             message = (f"{differs} and it runs both before the loop that repeats the cycle (once) and in it (every "
                        "cycle): one table cannot follow both")
+            why[key] = "they run both before the loop that repeats the cycle and in it"
         elif len(motions) > MAX_PASSES:
             message = (f"{differs} in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
         else:
             continue
+        beside = getattr(walker, "beside", ())  # (a thread's steps: its calls may set an index as the program's do)
+        called, differing = (None, None) if key not in why or any(id(steps[k]) in beside for k, _, _ in motions) \
+            else _by_call(steps, walker._in_call, motions)
+        if called is not None:
+            by_call[key] = called
+            continue
+        if differing is not None:
+            name, where, *_ = differing
+            arguments = written(differing)[len(name):].strip().removesuffix(";").strip()
+            arguments = arguments[1:-1].strip() if arguments[:1] == "(" and arguments[-1:] == ")" else arguments
+            message += (f"; nor is a table of one entry a call: the call of {name} at line {where.line}"
+                        f"{f' passes {arguments}, which' if arguments else ''} needs a different target from pass to "
+                        "pass")
         bad.add(key)
-        for k, row in motions:
+        for k, row, _ in motions:
             left[k].add(row)
         refused.append(Finding(message, line, column, int(steps[motions[0][0]].file[motions[0][1]])))
     taken = frozenset(key for key in runs if key not in bad)
-    loops: dict[int, tuple[object, set[int]]] = {}
+    loops: dict[object, tuple[object, str | None, set[int]]] = {}  # each loop, or calls: why indexed by call, lines
     for key in taken:
-        loop = per_pass[key]
-        loops.setdefault(id(loop), (loop, set()))[1].add(at(*runs[key][0])[1])
+        indexed = why[key] if key in by_call else None
+        loop = tuple(dict.fromkeys(by_call[key])) if indexed else per_pass[key]  # (indexed: each call once)
+        loops.setdefault((loop, indexed) if indexed else id(loop), (loop, indexed, set()))[2].add(
+            at(*runs[key][0])[1])
     notes = []
-    for loop, lines in loops.values():
+    for loop, indexed, lines in loops.values():
         if isinstance(loop, tuple):  # (the calls of a routine, :func:`take_calls`: named by them, at the first)
             named: dict[str, list[str]] = defaultdict(list)
             for name, where, *_ in loop:
@@ -184,15 +207,41 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location) -> f
             unit, place = "call", (first.line, first.column, *file)
         else:
             what, unit, place = construct(loop), "pass", location(loop)
+        how = (f"written as a table of corrected targets, one entry a call, each call setting its index before it "
+               f"(a pass counter cannot follow the calls: {indexed})" if indexed else
+               "written as a table of corrected targets the program walks with a pass counter")
         notes.append(Finding(f"{what}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} "
-                             f"differ from {unit} to {unit}: each {unit} is compensated, and written as a table of "
-                             "corrected targets the program walks with a pass counter (docs/programs.md, \"Targets "
-                             f"that differ from pass to pass\"); each {unit}'s minute follows the written order of the "
-                             "cycle", *place))
+                             f"differ from {unit} to {unit}: each {unit} is compensated, and {how} (docs/programs.md, "
+                             f"\"Targets that differ from pass to pass\"); each {unit}'s minute follows the written "
+                             "order of the cycle", *place))
     walker.steps[:] = calls.without(steps, left)
     walker.unsupported.extend(refused)
     walker.notes.extend(notes)
-    return taken
+    return taken, {key: tuple(((call[2] if len(call) > 2 else 0) << 40) + call[1].start for call in called)
+                   for key, called in by_call.items()}
+
+
+def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[int, int, int]]
+             ) -> tuple[tuple[calls.Call, ...] | None, calls.Call | None]:
+    """The call with arguments that runs each of ``motions`` (``(step, motion row, point)`` each, the runs of one
+    text), where every call statement runs the text with one target and tool each time; else None, and the first
+    call statement that runs it with another on another run (None: a run stands in no such call, or one run of a call
+    runs the text with several targets: a loop inside the routine)."""
+    first: dict[tuple, tuple] = {}  # each call statement: its first run's target, tool and call (one a run of it)
+    called = []
+    for k, _, i in motions:
+        step, call = steps[k], in_call.get(id(steps[k]))
+        if call is None:
+            return None, None
+        q_len = int(step.q_len[i])
+        target = step.q[i, :q_len] if q_len else step.T_world_tcp[i]
+        tool = step.frames[step.frame[i]][1]
+        site = (call[1].start, *call[2:])
+        seen = first.setdefault(site, (target, tool, call))
+        if not (np.array_equal(seen[0], target) and np.array_equal(seen[1], tool)):
+            return None, None if seen[2] is call else call
+        called.append(call)
+    return tuple(called), None
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -206,6 +255,16 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
         if key in keys:
             out[key].append(i)
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
+
+
+def calls_of_points(prog: RobotProgram) -> dict[int, int]:
+    """Each point of a table indexed by its calls (:func:`settle`; ``RobotProgram.extra["per_call"]``): its call
+    (the task-wide offset of its statement)."""
+    by_call = prog.extra.get("per_call") or {}
+    if not by_call:
+        return {}
+    found = groups(prog)
+    return {i: at for key, called in by_call.items() for i, at in zip(found[key].tolist(), called)}
 
 
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
@@ -228,6 +287,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
     reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
+    by_call = prog.extra.get("per_call") or {}  # (the tables indexed by their calls: each run's call, :func:`settle`)
     for key in unwritten:
         line = int(run.text[found[key][0], 2])
         for j in reads.get(key, ()):
@@ -241,8 +301,10 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     motion_of_point = run.row_of_points()
     declarations: dict[int, list[str]] = defaultdict(list)  # the start of each file (a task's view) holding tables
     edits: list[w.Edit] = []
-    counters: dict[tuple[int, int], str] = {}  # a motion statement's span: its counter
-    motions: dict[int, int] = defaultdict(int)  # the motions (counters) of each file's tables
+    counters: dict[tuple, str] = {}  # a motion statement's span, or the calls indexing a table: its counter
+    motions: dict[int, set[tuple[int, int]]] = defaultdict(set)  # the motions (statements) of each file's tables
+    indexed: set[int] = set()  # the files holding tables indexed by their calls
+    at_calls: dict[int, list[str]] = defaultdict(list)  # each call indexing tables: the statements setting them
     for number, key in enumerate(sorted(found), start=1):
         idx = found[key]
         lookup = None
@@ -253,21 +315,36 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                                  "URScript", path=prog.path, row=int(statement[2]))
             s_key = (int(statement[0]), int(statement[1]))
             start = _file_start(text, s_key[0])  # (the motion's module: its table and counter are LOCAL there)
+            motions[start].add(s_key)
+            entries = [values[i] for i in idx.tolist()]
+            called = by_call.get(key)
+            if called is not None:  # (one entry a call, set before it: :func:`settle`)
+                entries = _entries_by_call(prog, idx, called, values)
+                s_key = tuple(dict.fromkeys(called))
+                indexed.add(start)
             if s_key not in counters:
                 counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
-                declarations[start].append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
-                motions[start] += 1
-                edits.append(_advance(prog, s_key[0], counter, len(idx)))
+                scope = "LOCAL " if called is None or {_file_start(text, at) for at in s_key} == {start} else ""
+                declarations[start].append(f"  {scope}VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
+                if called is None:
+                    edits.append(_before(prog, s_key[0], [f"{counter} := {counter} MOD {len(idx)} + 1;" if rapid else
+                                                          f"{counter} = ({counter} + 1) % {len(idx)}"],
+                                         "the motion target here differs from pass to pass and the motion"))
+                for k, at in enumerate(s_key if called is not None else ()):
+                    at_calls[at].append(f"{counter} := {k + 1};" if rapid else f"{counter} = {k}")
             name = _free_name(text, f"{table_name}{number}", rapid)
-            declarations[start].append(w.table_declaration(prog, name, bool(is_joint[idx[0]]),
-                                                           [values[i] for i in idx.tolist()], ", "))
+            declarations[start].append(w.table_declaration(prog, name, bool(is_joint[idx[0]]), entries, ", "))
             lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
         for i in idx.tolist():
             values[i] = lookup
+    for at, statements in at_calls.items():
+        edits.append(_before(prog, at, statements, "the call here sets the index of a table of corrected targets, "
+                             "one entry a call (docs/programs.md, \"Calls under conditions\"), and the call", call=True))
     notes = list(dict.fromkeys(notes))
     for start, lines in declarations.items():
-        note = (f"thermocomp: {motions[start]} motion(s) whose target differs from pass to pass, each a table of "
-                "corrected targets walked by a pass counter (docs/programs.md).")
+        note = (f"thermocomp: {len(motions[start])} motion(s) whose target differs from pass to pass, each a table of "
+                f"corrected targets walked by a pass counter{' or indexed by its calls' * (start in indexed)} "
+                "(docs/programs.md).")
         heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
                    "counters)."] if rapid else [f"# {note}"]
         edits.append(w.declarations_edit(prog, heading + lines, start))
@@ -362,22 +439,45 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
     ])]
 
 
-def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
-    """The statement advancing ``counter`` before the motion statement at ``start``: on a line of its own with the
-    motion's indentation, or before it on its line; refused after a RAPID compact ``IF``."""
+def _before(prog: RobotProgram, start: int, statements: list[str], what: str, *, call: bool = False) -> w.Edit:
+    """The ``statements`` written before the statement at ``start`` (a motion advancing its table's counter; a
+    ``call`` setting its tables' indices): each on a line of its own with that statement's indentation, or before it
+    on its line; refused after a RAPID compact ``IF`` and before a URScript call that does not start its line (it may
+    be part of an expression), ``what`` saying what stands there."""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
     rapid = prog.language == "rapid"
-    advance = f"{counter} := {counter} MOD {passes} + 1;" if rapid else f"{counter} = ({counter} + 1) % {passes}"
     if not before.strip():
-        return w.Edit(line_start, line_start, f"{before}{advance}{prog.newline}")
+        return w.Edit(line_start, line_start, "".join(f"{before}{statement}{prog.newline}" for statement in statements))
+    line = text.count("\n", 0, start) + 1
     if rapid and re.search(r"\bIF\b", before, flags=re.IGNORECASE):
-        line = text.count("\n", 0, start) + 1
-        raise InputError("the motion target here differs from pass to pass and the motion is the statement of a "
-                         "compact IF: no statement can be written before it (write the IF with THEN ... ENDIF)",
-                         path=prog.path, row=line)
-    return w.Edit(start, start, f"{advance} ")
+        raise InputError(f"{what} is the statement of a compact IF: no statement can be written before it (write the "
+                         "IF with THEN ... ENDIF)", path=prog.path, row=line)
+    if call and not rapid:
+        raise InputError(f"{what} does not start its line: no statement can be written before it", path=prog.path,
+                         row=line)
+    return w.Edit(start, start, "".join(f"{statement} " for statement in statements))
+
+
+def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[int, ...], values: list[str | None]
+                     ) -> list[str | None]:
+    """The entries of a table indexed by its calls: each call's value (the text of each of its runs ``idx``, whose
+    calls are ``called``, in the order they first run); refused where a call's runs need different values (a time
+    law: the runs of a call in a loop at different minutes)."""
+    if len(called) != len(idx):
+        raise AssertionError(f"expected a call for each of the {len(idx)} runs of a table, got {len(called)}")
+    entries: dict[int, str | None] = {}
+    for i, at in zip(idx.tolist(), called):
+        if entries.setdefault(at, values[i]) != values[i]:
+            run = prog.columns.run
+            line = prog.text.count("\n", 0, at) + 1
+            row = run.row_of_points()[i]
+            raise InputError(f"the call here runs {run.instruction[row]} at line {int(run.statement[row, 2])} more "
+                             "than once, and its runs need different corrections (a loop around the call, each pass at "
+                             "its own minute): one entry a call cannot hold them, and the order of the calls is known "
+                             "only while running; compensate for one minute instead (--at-minute)", path=prog.path, row=line)
+    return list(entries.values())
 
 
 def _free_name(text: str, name: str, rapid: bool) -> str:

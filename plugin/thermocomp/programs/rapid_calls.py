@@ -551,8 +551,9 @@ class _Calls(calls.Texts):
             for read in set(self._first_read) - read_before:
                 del self._first_read[read]
         if scope:
+            call = (name, span_of(statement), self.file)  # (one object a call: passes._by_call tells runs apart)
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
-                self._in_call[id(step)] = (name, span_of(statement), self.file)
+                self._in_call[id(step)] = call
 
     def found_nowhere(self, key: str) -> bool:
         """Whether ``key`` names no routine of the task and no instruction thermocomp knows."""

@@ -135,6 +135,7 @@ class _Walker(Flow, Motions, Values):
         self.loop_noted = False
         self.direct_refs: set[int] = set()
         self._in_call: dict[int, calls.Call] = {}  # (calls.Texts)
+        self.beside: set[int] = set()  # ids of the steps a thread runs, beside the program (passes.settle)
         self._passed: dict[int, tuple[Span, str]] = {}
         self._reads: dict[tuple[int, int], tuple] = {}
         self.lines = TextLines(text)
@@ -193,13 +194,14 @@ class _Walker(Flow, Motions, Values):
                        if name not in self.visited and self.summary(name).holds is not None
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
-        per_pass = passes.settle(self, set(self.conditional_lines), lambda _: "while", line_col)
+        per_pass, per_call = passes.settle(self, set(self.conditional_lines), lambda _: "while", line_col,
+                                           lambda call: self.text[call[1].start:call[1].end])
         steps, call_sites = self.finished(lambda: self._name_uses(main), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
-                                   "nowhere": nowhere,
+                                   "per_call": per_call, "nowhere": nowhere,
                                    "statements_run": self.statements_run, **call_sites})
 
     def _name_uses(self, main: Tree | None) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:

@@ -426,9 +426,11 @@ class Flow(calls.Texts):
                 str(call.children[0]) in UNSUPPORTED_CALLS for call in self.threads[name].find_data("call"))):
             return  # (a thread of servoj/speedj/force_mode is followed too: those are refused where they stand)
         self.started_threads.add(name)
+        first = len(self.steps)
         with self.unresolved(self.threads[name], f"thread {name}", "it runs beside the program, at times known only "
                              "while running"), _on(self.frames, _Frame(self.unresolved_depth)):
             self.run_sequence(self.body_of(self.threads[name]), {}, 1)
+        self.beside.update(map(id, self.steps[first:]))
         self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
 
     # ----- branches
@@ -739,10 +741,11 @@ class Flow(calls.Texts):
         if done is not None:  # (made again from a state met before: what it did then, done again)
             changed, self.tool, self.tool_why, returned, units, added = done[1:]
             self.globals.update(changed)
+            this = (name, span_of(call))  # (one object a call: passes._by_call tells runs apart)
             for step, where in added:
                 step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
                 if where is not None or scope:
-                    self._in_call[id(step)] = (name, span_of(call)) if scope else where
+                    self._in_call[id(step)] = this if scope else where
                 self.steps.append(step)
             self.count(units, call)
             return returned
@@ -756,8 +759,9 @@ class Flow(calls.Texts):
             if not all(v is returned or v == returned for *_, v in frame.exits):
                 returned = None
         added = self.steps[first:]
+        this = (name, span_of(call))  # (one object a call: passes._by_call tells runs apart)
         for step in added if scope else ():  # the outermost call with arguments is the one named
-            self._in_call[id(step)] = (name, span_of(call))
+            self._in_call[id(step)] = this
         if self._mark()[1:-1] == mark[1:-1] and not (added and (summary.stands or summary.elements) or summary.cyclic):
             # (it changed only globals, the tool and steps; a call adds globals, never removes one)
             changed = {g: b for g, old in zip(summary.reads, held) if (b := self.globals.get(g)) is not old}

@@ -223,9 +223,11 @@ SEPARATOR = "\x00thermocomp: next file of the task\x00"
 
 
 def spans_other_files(prog: RobotProgram) -> bool:
-    """Whether a motion or a target of ``prog`` lies in a file other than the program's own."""
+    """Whether a motion, a target or a call indexing a table (:func:`.passes.settle`) of ``prog`` lies in a file
+    other than the program's own."""
     run = prog.columns.run
-    return bool(prog.modules) and bool(run.file.any() or run.text_file.any())
+    return bool(prog.modules) and bool(run.file.any() or run.text_file.any() or any(
+        at >> 40 for called in (prog.extra.get("per_call") or {}).values() for at in called))
 
 
 def task_view(prog: RobotProgram) -> RobotProgram:
@@ -261,11 +263,15 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
         file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
 
-    def moved_key(key: tuple[int, int]) -> tuple[int, int]:  # (a per-pass text's key, MotionRun.text_keys)
-        file = key[0] >> 40
-        return key[0] - (file << 40) + int(bases[file]), key[1] - (file << 40) + int(bases[file])
+    def moved(at: int) -> int:  # (a task-wide offset, ``file << 40`` added: MotionRun.text_keys, passes.settle)
+        return at - (at >> 40 << 40) + int(bases[at >> 40])
+
+    def moved_key(key: tuple[int, int]) -> tuple[int, int]:  # (a per-pass text's key)
+        return moved(key[0]), moved(key[1])
 
     extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
+             "per_call": {moved_key(key): tuple(map(moved, called))
+                          for key, called in (prog.extra.get("per_call") or {}).items()},
              "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()}}
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
                         unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
