@@ -35,6 +35,9 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
+#: The types whose values time motions but place no point: a speed, a load (a tool's ``tload`` too).
+TIMING_ONLY = frozenset(("speeddata", "loaddata"))
+
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
 #: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
 INT_MAX = 2 ** 23
@@ -767,6 +770,9 @@ class _Declarations:
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
+        if self.timing_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
+            self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
+            return
         mark = self.marks.get(key, _NO_MARK)  # type: ignore[arg-type]
         followed = mark.followed
         if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
@@ -801,7 +807,7 @@ class _Declarations:
         for key, (value, statement) in [*followed, *changed]:
             read = self._first_read.get(key)
             data = self._cycle_scope.get(key) or self.module_data.get(key)
-            timing_only = data is not None and data.type in ("speeddata", "loaddata")
+            timing_only = data is not None and data.type in TIMING_ONLY
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 self.unsupported_at(f"{read[1]} is read here before line {_location(statement)[0]} "
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
@@ -812,7 +818,7 @@ class _Declarations:
         :data:`WRITES`; the task's, :meth:`_Flow.summary`; one found nowhere: every one), what a ``WaitUntil`` waits on."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
-            return [] if root is None else [root]
+            return [] if root is None or self.timing_part(node.children[0]) else [root]
         if node.data not in ("call", "func_call") or not isinstance(node.children[0], Token):
             return []
         key = str(node.children[0]).lower()
@@ -872,6 +878,26 @@ class _Declarations:
                 steps.insert(0, target)
             target = target.children[0]
         return target.children[0] if isinstance(target, Tree) and target.data == "name" else None
+
+    def timing_part(self, target: Tree | Token, local: dict[str, _Data] | None = None) -> bool:
+        """Whether ``target`` (of an assignment) is in a part of a datum (of ``local``, else of the module) of a type
+        in :data:`TIMING_ONLY` (``tTool.tload``, ``tools{2}.tload.mass``): what it gives times motions, their points
+        read none of it."""
+        steps: list[Tree] = []
+        root = self.changed_root(target, steps)
+        key = None if root is None else str(root).lower()
+        data = None if key is None else local[key] if local and key in local else self.module_data.get(key)
+        dtype = None if data is None else data.type
+        for step in steps:
+            if dtype is None:
+                return False
+            if step.data == "index":
+                dtype = dtype[:dtype.index("{")] if dtype.endswith("}") else None
+            else:
+                dtype = dict(self.fields_of(dtype) or ()).get(str(step.children[1]).lower())
+            if dtype in TIMING_ONLY:
+                return True
+        return False
 
     # ----- the data a motion reads
     def cached(self, node, local, dtype: str):
