@@ -23,6 +23,7 @@ from thermocomp.programs.model import (
     world_of_target,
 )
 from thermocomp.programs.rapid_data import (
+    LOCAL_TWICE,
     PASSIVE_INSTRUCTIONS,
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
@@ -49,9 +50,7 @@ _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 #: The instructions thermocomp knows (any other name no module declares is found nowhere).
 _KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime", "callbyvar"))
 
-#: How a call of a ``LOCAL PROC`` that two other modules of the task declare is refused.
-_LOCAL_TWICE = ("a LOCAL PROC of two other modules of the task: which one a call runs is not followed (give one of "
-                "them another name)")
+_LOCAL_TWICE = LOCAL_TWICE.format(kind="PROC")
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")

@@ -35,6 +35,10 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
+#: How a call of a ``LOCAL`` routine (``kind``: PROC or FUNC) that two other modules of the task declare is refused.
+LOCAL_TWICE = ("a LOCAL {kind} of two other modules of the task: which one a call runs is not followed (give one of "
+               "them another name)")
+
 #: The types whose values time motions but place no point: a speed, a load (a tool's ``tload`` too).
 TIMING_ONLY = frozenset(("speeddata", "loaddata"))
 
@@ -701,6 +705,8 @@ class _Declarations:
             return self.evaluate_func(self.funcs[key], name, node, local)
         if key == "calcrobt":
             raise _Unsupported(CALC_ROBT, node)
+        if ("func", key) in self.foreign_local:
+            raise _Unsupported(f"function {name} is {LOCAL_TWICE.format(kind='FUNC')}", node)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
 
