@@ -64,3 +64,19 @@ def test_a_tool_frame_given_in_a_branch_on_an_input_is_still_refused_naming_the_
     prog = _read(tmp_path, body)
     assert prog.unsupported, "a motion whose tool frame depends on an input was compensated"
     assert all("tGrip" in finding.message for finding in prog.unsupported), prog.unsupported
+
+
+def test_a_speed_part_of_a_record_given_in_a_branch_on_an_input_stays_a_change_the_timing_names(tmp_path):
+    """Only a load is passed over: a ``speeddata`` part (``r.speed := v1000;``) is read by the timing, so the motion
+    reading it still says its speed is not known (a note: the point is compensated)."""
+    path = tmp_path / "cell.mod"
+    path.write_text("MODULE cell\n"
+                    "  RECORD param\n    speeddata speed;\n    loaddata load;\n  ENDRECORD\n"
+                    "  CONST robtarget p10 := [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                    "  VAR param r := [[100,500,5000,1000],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"
+                    "  PROC main()\n    IF DInput(diFast) = 1 THEN\n      r.speed := v1000;\n      r.load.mass := 4;\n"
+                    "    ENDIF\n    MoveL p10, r.speed, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    prog = read_program(path)
+    assert prog.unsupported == (), prog.unsupported
+    assert any("r is changed at run time (line 10" in note.message and "speed is taken as" in note.message
+               for note in prog.notes), [note.message for note in prog.notes]

@@ -39,9 +39,6 @@ _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string":
 LOCAL_TWICE = ("a LOCAL {kind} of two other modules of the task: which one a call runs is not followed (give one of "
                "them another name)")
 
-#: The types whose values time motions but place no point: a speed, a load (a tool's ``tload`` too).
-TIMING_ONLY = frozenset(("speeddata", "loaddata"))
-
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
 #: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
 INT_MAX = 2 ** 23
@@ -776,7 +773,7 @@ class _Declarations:
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
-        if self.timing_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
+        if self.load_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
             self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
             return
         mark = self.marks.get(key, _NO_MARK)  # type: ignore[arg-type]
@@ -813,7 +810,7 @@ class _Declarations:
         for key, (value, statement) in [*followed, *changed]:
             read = self._first_read.get(key)
             data = self._cycle_scope.get(key) or self.module_data.get(key)
-            timing_only = data is not None and data.type in TIMING_ONLY
+            timing_only = data is not None and data.type in ("speeddata", "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 self.unsupported_at(f"{read[1]} is read here before line {_location(statement)[0]} "
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
@@ -824,7 +821,7 @@ class _Declarations:
         :data:`WRITES`; the task's, :meth:`_Flow.summary`; one found nowhere: every one), what a ``WaitUntil`` waits on."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
-            return [] if root is None or self.timing_part(node.children[0]) else [root]
+            return [] if root is None or self.load_part(node.children[0]) else [root]
         if node.data not in ("call", "func_call") or not isinstance(node.children[0], Token):
             return []
         key = str(node.children[0]).lower()
@@ -885,10 +882,10 @@ class _Declarations:
             target = target.children[0]
         return target.children[0] if isinstance(target, Tree) and target.data == "name" else None
 
-    def timing_part(self, target: Tree | Token, local: dict[str, _Data] | None = None) -> bool:
-        """Whether ``target`` (of an assignment) is in a part of a datum (of ``local``, else of the module) of a type
-        in :data:`TIMING_ONLY` (``tTool.tload``, ``tools{2}.tload.mass``): what it gives times motions, their points
-        read none of it."""
+    def load_part(self, target: Tree | Token, local: dict[str, _Data] | None = None) -> bool:
+        """Whether ``target`` (of an assignment) is in a ``loaddata`` part of a datum (of ``local``, else of the
+        module): a tool's ``tload`` (``tTool.tload``, ``tools{2}.tload.mass``), the payload the controller's dynamics
+        use. No point reads it, and neither does the timing (a speed part does: it stays a change)."""
         steps: list[Tree] = []
         root = self.changed_root(target, steps)
         key = None if root is None else str(root).lower()
@@ -901,7 +898,7 @@ class _Declarations:
                 dtype = dtype[:dtype.index("{")] if dtype.endswith("}") else None
             else:
                 dtype = dict(self.fields_of(dtype) or ()).get(str(step.children[1]).lower())
-            if dtype in TIMING_ONLY:
+            if dtype == "loaddata":
                 return True
         return False
 
