@@ -77,6 +77,7 @@ _GATHERINGS = [
     ("held-out-18", 25, 6, ("urscript", 25), None, ()),
     ("held-out-19", 25, 15, ("rapid", 20), None, ()),
     ("held-out-20", 18, 12, ("urscript", 8), None, ()),
+    ("held-out-21", 23, 16, ("rapid", 18), None, ()),
 ]
 
 

@@ -140,6 +140,14 @@ def test_motions_taken_from_the_columns_are_those_motions(rng):
             np.testing.assert_array_equal(p.T_world_frame, q.T_world_frame)
             np.testing.assert_array_equal(p.T_flange_tcp, q.T_flange_tcp)
     assert len(taken[1].points) == 2 and len(every) == 6
+    run, first = prog.columns.run, [*prog.columns.run.first_points().tolist(), len(prog.columns.run.text)]
+    for a in range(len(run)):  # MotionRun.rows (a run's views of its file's columns): each stretch is take's
+        for b in range(a, len(run) + 1):
+            viewed, copied = run.rows(slice(a, b), slice(first[a], first[b])), run.take(np.arange(a, b))
+            for f in dataclasses.fields(MotionRun):
+                x, y = getattr(viewed, f.name), getattr(copied, f.name)
+                assert x == y if isinstance(x, tuple) else np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), f.name
+            assert (viewed.argument is viewed.text) == (copied.argument is copied.text)
 
 
 def test_a_module_on_one_line_and_one_with_a_bom_read_the_same(rng):

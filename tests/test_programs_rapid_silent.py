@@ -51,13 +51,13 @@ def test_a_state_machine_case_reading_a_part_another_case_gives_is_refused():
 def test_a_production_loop_moving_to_a_target_it_shifts_every_pass_is_refused(declare, local):
     """``t := q`` runs once, before the production loop (``WHILE TRUE`` ending ``main``); each pass shifts ``t`` by
     10 mm and moves there: 510, 520, ... on the controller. The module's ``t`` and ``main``'s own (which lives as
-    long as the loop) alike: refused at the read, not written at 510 for every pass."""
+    long as the loop) alike: refused at the motion, naming the shift, not written at 510 for every pass."""
     body = (f"{local}    t := q;\n    WHILE TRUE DO\n      t.trans.x := t.trans.x + 10;\n"
             "      MoveL t, v100, fine, tool0;\n    ENDWHILE\n")
     refused = _refusals(_module(declare, body))
     line = 7 + bool(local)
-    assert refused == [(line, f"t is read here before line {line} gives it another value: the next cycle would read "
-                              "that one")]
+    assert refused == [(line + 1, f"t is changed at run time (line {line}, column 7; this reads the value the previous "
+                                  "cycle left); its value at this motion is not known")]
 
 
 def test_a_production_loop_setting_a_target_before_it_once_is_compensated():
@@ -83,7 +83,8 @@ def test_a_production_loop_counting_in_a_for_loop_is_refused():
     body = ("    VAR num k := 0;\n    WHILE TRUE DO\n      FOR i FROM 1 TO 2 DO\n        k := k + 1;\n      ENDFOR\n"
             "      MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n    ENDWHILE\n")
     assert _refusals(_module("", body)) == [
-        (8, "k is read here before line 8 gives it another value: the next cycle would read that one")]
+        (10, "k is changed at run time (line 8, column 9; this reads the value the previous cycle left); its value "
+             "at this motion is not known")]
 
 
 def test_a_for_loop_changing_an_inout_parameter_changes_the_data_passed():

@@ -198,7 +198,10 @@ class RunStatements:
         its statement.
 
     A file's runs are split together (:meth:`runs`): one pass of numpy over all of them, each run then its rows of
-    it, so that a run of one statement between two other statements costs about what a statement costs.
+    it, so that a run of one statement between two other statements costs about what a statement costs: ``template``
+    (a subclass's :meth:`place` builds it) is the :class:`~thermocomp.programs.model.MotionRun` of the file's
+    statements as their text gives them, and ``rows`` each run's ``(statements, points)`` slices of it (a run's
+    reading takes views of it, :meth:`.model.MotionRun.rows`).
     """
 
     #: The attributes of a run's statements that :meth:`runs` gives each run, by what each is per statement: a place
@@ -268,8 +271,9 @@ class RunStatements:
         out = []
         for k, (token, place) in enumerate(zip(tokens, places.tolist())):
             view = cls.__new__(cls)
-            view.text, view.base = token, token.start_pos
+            view.text, view.base, view.template = token, token.start_pos, whole.template
             a, b = bounds[k], bounds[k + 1]
+            view.rows = slice(a, b), slice(*point_bounds[k:k + 2]) if point_bounds else slice(a, b)
             for names, (lo, hi) in ((cls.STATEMENT, (a, b)),
                                     *(((cls.POINT, point_bounds[k:k + 2]),) if point_bounds else ())):
                 for name, how in names.items():

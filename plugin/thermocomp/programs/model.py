@@ -257,19 +257,17 @@ class MotionRun:
             columns |= point_columns(points) | {"kind": np.array([_KIND_CODE[columns["kind"]]], dtype=np.int8),
                                                 "instruction": (columns["instruction"],)}
             columns["statement"], columns["name"] = (np.array([columns[k]], dtype=np.int64) for k in ("statement", "name"))
-        columns = {"n_points": 1, "tcp_speed": INF, "orientation_speed": INF, "joint_speed": INF, "acceleration": INF,
-                   "duration_s": None, "file": 0} | columns
         r, p = len(columns["instruction"]), len(columns["text"])
-        for key in _MOTION_FIELDS & columns.keys():
-            if np.ndim(columns[key]) == 0:  # (a motion's value, or None: no time)
-                columns[key] = np.full(r, np.nan if columns[key] is None else columns[key],
+        for key, default in _MOTION_DEFAULTS.items():  # (a run of one motion costs what a motion does: no np.ndim
+            value = columns.get(key, default)  # of a tuple, no closures)
+            if (value.ndim if isinstance(value, np.ndarray) else np.ndim(value)) == 0:  # (a motion's value; None: no time)
+                columns[key] = np.full(r, np.nan if value is None else value,
                                        dtype=np.int64 if key in ("file", "n_points") else float)
-        defaults = {"argument": lambda: columns["text"], "q_len": lambda: np.zeros(p, dtype=np.int64),
-                    "quat": lambda: np.full((p, 4), np.nan), "confdata": lambda: np.zeros((p, 4), dtype=np.int64),
-                    "has_confdata": lambda: np.zeros(p, dtype=bool), "frame": lambda: np.zeros(p, dtype=np.int64),
-                    "extax": lambda: ("",) * p, "name_of_point": lambda: ("",) * p, "whole_argument": lambda: (None,) * p,
-                    "held": lambda: np.zeros(p, dtype=bool), "text_file": lambda: np.zeros(p, dtype=np.int64)}
-        return cls(**{key: make() for key, make in defaults.items() if key not in columns}, **columns)
+        for key in _POINT_DEFAULTS.keys() - columns.keys():
+            columns[key] = (columns["text"] if key == "argument" else (_POINT_DEFAULTS[key],) * p
+                            if key in ("extax", "name_of_point", "whole_argument")
+                            else np.full((p, 4) if key in ("quat", "confdata") else p, _POINT_DEFAULTS[key]))
+        return cls(**columns)
 
     def first_points(self) -> np.ndarray:
         """Each motion's first point's index ``(r,)``."""
@@ -333,6 +331,15 @@ class MotionRun:
             out["argument"] = out["text"]
         return MotionRun(**out)
 
+    def rows(self, motions: slice, points: slice, **columns) -> MotionRun:
+        """The motions ``motions`` (whose points are ``points``) as a run of views of these columns, ``columns`` given
+        in place of theirs: a run of a file's statements (:attr:`.grammars.RunStatements.template`), no copy."""
+        out = {name: getattr(self, name)[motions] for name in _MOTION_FIELDS}
+        out.update({name: getattr(self, name)[points] for name in _POINT_FIELDS})
+        if self.argument is self.text and "text" not in columns:  # (the argument its text: held once)
+            out["argument"] = out["text"]
+        return MotionRun(**out | {"frames": self.frames} | columns)
+
     def compact(self) -> MotionRun:
         """The run with each array column whose rows are all alike held as one row, broadcast (read only)."""
         if len(self) <= 1 and len(self.text) <= 1:  # (no column of two rows)
@@ -348,6 +355,8 @@ class MotionRun:
 
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
         """``(first, end, run)`` of each stretch of ``regular`` motions, ``(first, end, None)`` of each between."""
+        if len(regular) == 1 or len(regular) and regular.all():  # (one stretch: most runs)
+            return [(0, len(regular), self if regular[0] else None)]
         edges = [0, *(np.flatnonzero(regular[1:] != regular[:-1]) + 1).tolist(), len(regular)] if len(regular) else []
         return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)).compact())
                 for a, b in zip(edges[:-1], edges[1:])]
@@ -356,6 +365,14 @@ class MotionRun:
 #: The columns of :class:`MotionRun` with a row a motion (the others: a row a point).
 _MOTION_FIELDS = frozenset(("instruction", "kind", "n_points", "statement", "name", "tcp_speed", "orientation_speed",
                             "joint_speed", "acceleration", "duration_s", "file"))
+#: The columns of :class:`MotionRun` with a row a point.
+_POINT_FIELDS = tuple(f.name for f in dataclasses.fields(MotionRun) if f.name not in _MOTION_FIELDS | {"frames"})
+#: :meth:`MotionRun.of_columns`' defaults: of a motion's columns (one value, for every row; None: NaN) and of a point's
+#: (of every row: the argument its text, an array's element, a tuple's).
+_MOTION_DEFAULTS = {"n_points": 1, "tcp_speed": INF, "orientation_speed": INF, "joint_speed": INF, "acceleration": INF,
+                    "duration_s": None, "file": 0}
+_POINT_DEFAULTS = {"argument": None, "q_len": 0, "quat": np.nan, "confdata": 0, "has_confdata": False, "frame": 0,
+                   "extax": "", "name_of_point": "", "whole_argument": None, "held": False, "text_file": 0}
 
 
 @dataclass(frozen=True, eq=False)
@@ -443,13 +460,15 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
     if len(runs) == 1:
         return runs[0]
     rows, frames = _distinct(pair for r in runs for pair in r.frames)
-    ends = np.cumsum([len(r.frames) for r in runs]).tolist()
-    out: dict = {"frames": frames, "frame": np.concatenate([rows[e - len(r.frames):e][r.frame] for r, e in zip(runs, ends)])}
+    starts = np.cumsum([0] + [len(r.frames) for r in runs[:-1]])  # (each run's first frame in ``rows``)
+    frame = [r.frame for r in runs]
+    out: dict = {"frames": frames, "frame": rows[np.concatenate(frame) + np.repeat(starts, [len(f) for f in frame])]}
     width = max(r.q.shape[1] for r in runs)
     for f in dataclasses.fields(MotionRun):
         values = [getattr(r, f.name) for r in runs]
-        if f.name == "q":
-            values = [np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.nan) for v in values]
+        if f.name == "q":  # (padded where narrower: a run of Cartesian targets has no column)
+            values = [v if v.shape[1] == width else np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.nan)
+                      for v in values]
         if f.name not in out:
             out[f.name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
     return MotionRun(**out)

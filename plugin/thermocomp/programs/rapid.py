@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from lark import Lark, Token, Tree
 
 from thermocomp._gc import paused
@@ -131,7 +132,38 @@ def rapid_program_from_text(text: str, path: str = "<text>",
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         tree = parse_rapid_text(text, path)
         rapid_scope.check_module_names([(tree, path), *((m.tree, m.path) for m in modules)])
-        return _Walker(text, path, progress, _Task(options, modules)).run(tree)
+        task = _Task(options, modules)
+        first = _Walker(text, path, progress, task, {}, False)
+        program = first.run(tree)
+        if not first.carried:
+            return program
+        looped = first.cycle_looped  # (a datum a cycle leaves another value than it read: the next cycle from it)
+        again = _Walker(text, path, progress, task, first.carried, looped)
+        second = again.run(tree)
+        if not again.carried and _same_points(program, second):  # (every cycle from the second on is the first)
+            return second
+        carried = {key: (None, statement) for key, (_, statement) in {**first.carried, **again.carried}.items()}
+        for _ in range(MAX_CARRIED_RERUNS):  # (data given from carried ones are carried too: the next run)
+            walker = _Walker(text, path, progress, task, carried, looped)
+            program = walker.run(tree)
+            if not walker.carried:
+                break
+            carried |= {key: (None, statement) for key, (_, statement) in walker.carried.items()}
+        return program
+
+
+def _same_points(a: RobotProgram, b: RobotProgram) -> bool:
+    """Whether two readings of one module move through the same points (texts, poses and tools)."""
+    pa, pb = a.points, b.points
+    return len(pa) == len(pb) and all(
+        (p.text.start, p.text.end, p.file) == (q.text.start, q.text.end, q.file)
+        and np.allclose(p.T_world_tcp, q.T_world_tcp, rtol=0, atol=1e-12)
+        and np.allclose(p.T_flange_tcp, q.T_flange_tcp, rtol=0, atol=1e-12) for p, q in zip(pa, pb))
+
+
+#: How many times a module is followed with more data carried from cycle to cycle changed at run time
+#: (``count := count + 1`` read first: one; ``reg := count MOD 16`` read before it too: two); past it they are refused.
+MAX_CARRIED_RERUNS = 3
 
 
 @dataclass(frozen=True)
@@ -158,8 +190,15 @@ def _other_module(path: str) -> _Module:
 class _Walker(_Flow, _Motions, _Declarations):
     """Follows a module's entry routine statement by statement."""
 
-    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None, task: _Task) -> None:
+    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None, task: _Task,
+                 carried: dict[str, tuple[object, Tree]], carried_in_loop: bool) -> None:
         self.task = task
+        #: Data a cycle reads before giving them another value: the value a cycle leaves (None: not known), the
+        #: statement that gives it; those given at the cycle's start (:meth:`carry_into_cycle`), those found
+        #: (:meth:`check_cycles`).
+        self.carried_in, self.carried = carried, {}
+        self.carried_in_loop = carried_in_loop  # whether the cycle is a WHILE TRUE's pass (else an entry's run)
+        self.cycle_looped = False  # whether a WHILE TRUE production loop was met
         self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
         self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off

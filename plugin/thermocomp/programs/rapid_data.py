@@ -469,6 +469,8 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
+            if self.carried_in.get(key, (0, None))[1] is mark.changed:  # (:meth:`carry_into_cycle`)
+                by += "; this reads the value the previous cycle left"
             raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                            "its value at this motion is not known", token)
         if data.value is None and not unset:
@@ -803,7 +805,10 @@ class _Declarations:
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before an assignment gives (or a statement not followed may give) it
-        another value: the next cycle reads that one."""
+        another value: the next cycle reads that one. Each is put in :attr:`carried`, with that value and statement:
+        the module is then followed again from it (``rapid``); where the next cycle is not the same, once more with
+        them changed at run time from the cycle's start, as an input is, so that a counter no motion's data read
+        stops nothing and a condition on it is not resolved."""
         followed = [(key, mark.followed) for key, mark in self.marks.items() if mark.followed is not None]
         changed = [(key, (None, mark.changed)) for key, mark in self.marks.items() if mark.changed is not None
                    and (key in self.module_data or key in self._cycle_scope) and mark.followed is None]
@@ -812,9 +817,21 @@ class _Declarations:
             data = self._cycle_scope.get(key) or self.module_data.get(key)
             timing_only = data is not None and data.type in ("speeddata", "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
+                self.carried.setdefault(key, (value, statement))
                 self.unsupported_at(f"{read[1]} is read here before line {_location(statement)[0]} "
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
+
+    def carry_into_cycle(self, local: dict[str, _Data]) -> None:
+        """At a cycle's start: the data :attr:`carried_in` from a cycle to the next have the value it leaves them, or
+        where it is not known, are changed at run time (by the statement that gives them the next cycle's value).
+        ``local``: the entry routine's data, where the cycle is a pass of its production loop."""
+        for key, (value, statement) in self.carried_in.items():
+            scope = local if key in local else self.module_data
+            if value is None or key not in scope:
+                self.marks[key] = dataclasses.replace(self.marks.get(key, _NO_MARK), changed=statement, followed=None)
+            else:
+                scope[key] = dataclasses.replace(scope[key], value=_copy(value))
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
         """The names of the data ``node`` changes: an assignment's root, the arguments a routine writes (the base's,
@@ -919,8 +936,12 @@ class _Declarations:
         """A ``tooldata``'s ``tframe`` or a ``wobjdata``'s ``uframe @ oframe``, ``(4, 4)`` [m], and its ``robhold``.
 
         ``tframe`` is in the flange (robhold TRUE) or the world; ``uframe`` in the world or, robhold TRUE, the
-        flange. A work object moved by a mechanical unit (``ufmec``) or a quaternion not normalisable is refused."""
+        flange. A work object moved by a mechanical unit (``ufmec``) or a quaternion not normalisable is refused. A
+        datum's (:meth:`cached`) is found once while its value stays: one array (read only), every run's."""
         value = self.cached(node, local, dtype)
+        known = self._cache.get(("frame", id(value), dtype))
+        if known is not None and known[0] is value:  # (the value kept with it: its id stays its)
+            return known[1]
         if dtype == "wobjdata" and value[2] != "":
             raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
                                node)
@@ -931,7 +952,11 @@ class _Declarations:
                 raise self.error(f"{dtype} {part} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm "
                                  f"{norm:.6g}", node)
         T = [_T_from_pose(pose) for pose in poses.values()]
-        return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+        found = (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+        if isinstance(node, Tree) and node.data == "name":
+            found[0].flags.writeable = False
+            self._cache[("frame", id(value), dtype)] = (value, found)
+        return found
 
 
 def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:

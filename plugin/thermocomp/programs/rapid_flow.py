@@ -92,6 +92,8 @@ class _Flow(_Calls):
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
+        if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
+            self.carry_into_cycle({})
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
@@ -242,11 +244,19 @@ class _Flow(_Calls):
     def declared_passes(self, statement: Tree) -> int | None:
         """A FOR loop's passes from the values declared (:meth:`for_passes`), None where running decides; counting
         (:class:`.rapid_calls.Summary`, at any time) is no read of a cycle's or of a motion's (:meth:`run_tagged`)."""
+        with self.not_reading():
+            try:
+                return self.for_passes(statement, None)[2]
+            except (_Unsupported, InputError):
+                return None
+
+    @contextlib.contextmanager
+    def not_reading(self) -> Iterator[None]:
+        """What is evaluated inside (a look ahead: a FOR's count, a WHILE's course) is no read of a cycle's or of a
+        motion's (:meth:`check_cycles`, :meth:`run_tagged`)."""
         first_read, reading, self._reading = dict(self._first_read), self._reading, None
         try:
-            return self.for_passes(statement, None)[2]
-        except (_Unsupported, InputError):
-            return None
+            yield
         finally:
             self._first_read, self._reading = first_read, reading
 
@@ -412,14 +422,81 @@ class _Flow(_Calls):
             self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
             self._first_read = {}  # (what ran before it ran once: not a cycle's)
             self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
+            self.cycle_looped = True
+            self.carry_into_cycle(local)
             self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
             self._cycle_scopes[id(local)] = local
             branch = statement.children[1]
+        elif statement.data == "while_stmt" and self.counted_while(statement, local):
+            return self.run_while(statement, local, depth)
         else:
             branch = self.decided_branch(statement, local)
         if branch is None:
             return self.run_unresolved(statement, local, depth)
         return self.run_body(branch, local, depth)
+
+    def counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
+        """Whether the file fixes the passes of ``WHILE`` ``statement`` (``i := 1; WHILE i < 4 DO ... i := i + 1;
+        ENDWHILE``): its body moves, its condition holds here and reads data the body gives values, and every datum
+        that condition reads, or that an assignment to such a datum or a condition around one reads, is given values
+        in the body only by assignments whose values and conditions are known here."""
+        with self.not_reading():
+            return self._counted_while(statement, local)
+
+    def _counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
+        condition, body = statement.children[0], statement.children[-1]
+        if not self.summary(body).steps or self._decided_value(condition, local) is not True:
+            return False
+        changes = list(self._changes_in(body, ()))
+        watched, grown = _names_read(condition), True
+        while grown:
+            grown = False
+            for change, heads in changes:
+                if change.data != "assign":
+                    if self.summary(change).assigns & watched:
+                        return False  # (a call, a loop or an instruction that changes it: Incr i, a search)
+                    continue
+                root = self.changed_root(change.children[0])
+                if root is None or str(root).lower() not in watched:
+                    continue
+                reads = set().union(*map(_names_read, (change.children[-1], *heads)))
+                if any(self._decided_value(node, local) is None for node in (change.children[-1], *heads)):
+                    return False
+                grown, watched = grown or not reads <= watched, watched | reads
+        given = {str(root).lower() for change, _ in changes if change.data == "assign"
+                 and (root := self.changed_root(change.children[0])) is not None}
+        return bool(_names_read(condition) & given)
+
+    def _changes_in(self, body: Tree, heads: tuple[Tree, ...]) -> Iterator[tuple[Tree, tuple[Tree, ...]]]:
+        """Each statement of ``body`` but an ``IF`` or ``TEST`` (whose bodies are entered), with the conditions and
+        tested values it runs under."""
+        for statement in body.children:
+            if statement.data not in ("if_stmt", "compact_if", "test_stmt"):
+                yield statement, heads
+                continue
+            own = statement.children[:1] if statement.data == "compact_if" else statement.children
+            around = heads + tuple(sub for child in own if isinstance(child, Tree) and child.data != "body"
+                                   for sub in ([child] if child.data not in ("elseif", "test_case") else
+                                               [c for c in child.children if isinstance(c, Tree) and c.data != "body"]))
+            for branch in self._bodies(statement)[0]:
+                yield from self._changes_in(branch, around)
+
+    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool:
+        """A ``WHILE`` whose passes the file fixes (:meth:`counted_while`), followed pass by pass while its condition
+        holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
+        self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
+                               *_location(statement), self.file))
+        first_step, limit = len(self.steps), self.task.options.max_motions
+        while (holds := self._decided_value(statement.children[0], local)) is True:
+            if self.run_body(statement.children[-1], local, depth):
+                break
+            if len(self.steps) - first_step > limit:
+                raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
+        if holds is None:
+            raise _Unsupported("WHILE: its condition is known only while running after a pass, and its body may run "
+                               "again with other values", statement)
+        self.take_passes(first_step, statement, "from pass to pass of the WHILE")
+        return holds is True
 
     def run_tagged(self, run) -> None:
         """``run()`` (motions), each motion it adds tagged with the data it read that an unresolved construct gave a
@@ -701,8 +778,16 @@ def _goto_label(statement: Tree) -> str | None:
 
 
 def _loop_name(loop: Tree) -> str:
-    """How a note names a loop whose passes need tables: ``FOR``, or a counted GOTO loop's ``IF ... GOTO``."""
-    return "FOR" if loop.data == "for_stmt" else f"IF ... GOTO {loop.children[-1].children[0]}"
+    """How a note names a loop whose passes need tables: ``FOR``, ``WHILE``, or a counted GOTO loop's ``IF ...
+    GOTO``."""
+    if loop.data in ("for_stmt", "while_stmt"):
+        return _CONSTRUCTS[loop.data]
+    return f"IF ... GOTO {loop.children[-1].children[0]}"
+
+
+def _names_read(node: Tree | Token) -> set[str]:
+    """The names (lower case) expression ``node`` reads."""
+    return {str(n.children[0]).lower() for n in node.find_data("name")} if isinstance(node, Tree) else set()
 
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what

@@ -29,6 +29,7 @@ from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     CIRCULAR,
     JOINT,
+    KINDS,
     LINEAR,
     Finding,
     MotionRun,
@@ -120,17 +121,18 @@ class MoveStatements(RunStatements):
     ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
     written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
-    ``(p, 4, 4)`` [m] in its frame; per statement, ``unread``: it has an inline point not read.
+    ``(p, 4, 4)`` [m] in its frame; per statement, ``unread``: it has an inline point not read; its ``instruction``
+    as written, its ``kind``'s code and whether it is ``readable`` (the points its instruction takes, none unread).
 
     And the :class:`~thermocomp.programs.model.MotionRun` columns the inline points read give whatever the data
-    around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``): a run's reading takes
-    them as they are (:meth:`_Motions.run_moves`).
+    around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``), the file's
+    :attr:`template` (placed, :meth:`place`): a run's reading takes them as they are (:meth:`_Motions.run_moves`).
     """
 
-    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "unread": ""}
+    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "instruction": "",
+                 "kind": "", "readable": ""}
     POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
-             "inline": "", "joint": "", "values": "", "extax": "", "read": "", "T_frame_tcp": "", "point_text": "",
-             "q": "", "q_len": "", "confdata": "", "has_confdata": "", "quat": ""}
+             "inline": "", "joint": ""}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "!", 0)
@@ -174,6 +176,15 @@ class MoveStatements(RunStatements):
         self.q, self.q_len = np.where(joints, np.radians(self.values[:, :6]), np.nan), np.where(joints[:, 0], 6, 0)
         self.confdata = np.where(robot, self.values[:, 7:11], 0).astype(np.int64)
         self.has_confdata, self.quat = inline & ~joint, np.where(robot, self.values[:, 3:7], np.nan)
+        # each statement's instruction as written, its kind's code, and whether the general rules leave it to the
+        # columns: it has the points its instruction takes and each inline one read
+        encoded = byte_spans(self.data, self.start, self.instruction_end).dictionary_encode()
+        written = [name.decode("latin-1") for name in encoded.dictionary.to_pylist()]
+        which = encoded.indices.to_numpy(zero_copy_only=False)
+        signatures = [MOTIONS[name.lower()] for name in written]
+        self.instruction = np.array(written, dtype=object)[which]
+        self.kind = np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[which]
+        self.readable = (np.array([g.points for g in signatures], dtype=np.int64)[which] == self.n_points) & ~self.unread
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
         """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: read where
@@ -218,16 +229,20 @@ class MoveStatements(RunStatements):
                 self.T_frame_tcp[at] = transforms_from_poses(values)
 
     def place(self, lines, shift: np.ndarray) -> None:
-        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(p, 4)``,
-        and where each part of each statement stands in the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets,
-        line, column, end line and end column (as lark places its token; anything where the part is absent)."""
+        """Besides the statements' rows (:meth:`RunStatements.place`): where each part of each statement stands in
+        the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets, line, column, end line and end column (as lark
+        places its token; anything where the part is absent); the :attr:`template`, each point's text placed."""
         super().place(lines, shift)
         at = shift[self.point_statement]
-        self.point_text = lines.spans(at + self.point_starts, at + self.point_ends)
         bounds = self.offsets.reshape(len(self), len(PARTS), 2) + shift[:, None, None]  # (absent parts: anywhere)
         line, column = lines.arrays(bounds.clip(0))
         self.leaves = np.stack([bounds[..., 0], bounds[..., 1], line[..., 0], column[..., 0], line[..., 1],
                                 column[..., 1]], axis=-1)
+        self.template = MotionRun.of_columns(
+            instruction=tuple(self.instruction), n_points=self.n_points, kind=self.kind, statement=self.statement_rows,
+            name=self.name_rows, text=lines.spans(at + self.point_starts, at + self.point_ends), q=self.q,
+            T_world_tcp=self.T_frame_tcp, q_len=self.q_len, confdata=self.confdata, has_confdata=self.has_confdata,
+            quat=self.quat, extax=tuple(self.extax.tolist()), frames=())
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
@@ -243,7 +258,11 @@ class MoveStatements(RunStatements):
         return [None if t is None else t.lower() for t in out] if lower else out
 
 
-_EYE = np.eye(4)  # (the world's frame)
+#: The point columns a run's named points write (:meth:`_Motions.run_moves`), and those of them that are tuples.
+_NAMED = ("text", "T_world_tcp", "q_len", "q", "confdata", "has_confdata", "quat", "extax", "name_of_point", "text_file")
+_TEXTS = ("extax", "name_of_point")
+_EYE = np.eye(4)  # (the world's frame: one array, read only)
+_EYE.flags.writeable = False
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
 UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
 
@@ -281,7 +300,7 @@ class _Motions:
         without ``\\WObj``) and the TCP in the flange; with a stationary tool, the TCP in the world and the work
         object (held by the robot) in the flange; a stationary tool with a work object not held is refused."""
         T_tool, robot_tool = self.frame(tool_node, local, "tooldata")
-        T_wobj, robot_wobj = (np.eye(4), False) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
+        T_wobj, robot_wobj = (_EYE, False) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
         if robot_tool == robot_wobj:
             wobj = "wobj0" if wobj_node is None else self.text[span_of(wobj_node).start:span_of(wobj_node).end]
             tool = self.text[span_of(tool_node).start:span_of(tool_node).end]
@@ -322,14 +341,14 @@ class _Motions:
 
     def note_conf(self, steps: list) -> None:
         """Record, by statement offset, whether every run of each motion of ``steps`` had ``ConfL``/``ConfJ \\Off``."""
+        # by kind code (KINDS): 1 free, 0 checked, -1 not checked (MoveAbsJ: no configuration to check)
+        free = np.array([*(int(not self.conf_on[k]) for k in (LINEAR, JOINT, LINEAR)), -1], dtype=np.int8)
         for step in steps:
             if isinstance(step, MotionRun):
-                starts, kinds = step.statement[:, 0], step.kind
-                free = np.where(kinds == _KIND_CODE[JOINT], not self.conf_on[JOINT], not self.conf_on[LINEAR])
-                moved = kinds != _KIND_CODE[ABSOLUTE_JOINT]
-                for start in starts[moved & free].tolist():
+                starts, state = step.statement[:, 0], free[step.kind]
+                for start in starts[state == 1].tolist():
                     self.conf_free.setdefault(start, True)
-                self.conf_free.update(dict.fromkeys(starts[moved & ~free].tolist(), False))
+                self.conf_free.update(dict.fromkeys(starts[state == 0].tolist(), False))
 
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
@@ -365,47 +384,43 @@ class _Motions:
         distinct text (frames and speed per shape, :meth:`point` per named point and shape); a statement they do not
         read is run by the general rules in its place (:meth:`run_body`)."""
         st, base = self.move_matches(token), token.start_pos
-        instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
-        signatures = [MOTIONS[name.lower()] for name in instruction]  # type: ignore[union-attr]
         shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
-        regular = (np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
-                   ) & ~st.unread
         resolved = [s[0] for s in shapes if s is not None]
-        frame = (np.cumsum([s is not None for s in shapes]) - 1)[st.shape_of[st.point_statement]]
-        p = len(frame)
-        text = st.point_text
-        # the inline points' columns as the file's runs read them (shared, read only: a regular statement's rows
+        if len(resolved) == len(shapes):  # (each statement's frame its shape's: most runs)
+            regular, frame = st.readable, st.shape_of[st.point_statement]
+        else:
+            ok = np.array([s is not None for s in shapes], dtype=bool)
+            regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
+        (motions, points), template, p = st.rows, st.template, len(frame)
+        # the inline points' columns as the file's runs read them (views of the template: a regular statement's rows
         # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
-        cols = {"text": text, "T_world_tcp": st.T_frame_tcp, "q_len": st.q_len,
-                "q": st.q[:, :6 if st.joint.any() else 0],  # (no column for a run of Cartesian targets)
-                "confdata": st.confdata, "has_confdata": st.has_confdata, "quat": st.quat, "extax": st.extax,
-                "name_of_point": np.full(p, "", dtype=object), "text_file": np.full(p, self.file, dtype=np.int64)}
-        moved = [f for f, (T_world_frame, _, held) in enumerate(resolved) if held or not np.array_equal(T_world_frame,
-                                                                                                          _EYE)]
+        cols = {"q": template.q[points, :6 if st.joint.any() else 0],  # (no column for a run of Cartesian targets)
+                "text_file": np.full(p, self.file)}
+        moved = [f for f, (T_world_frame, _, held) in enumerate(resolved)
+                 if held or T_world_frame is not _EYE and not np.array_equal(T_world_frame, _EYE)]
         if moved:  # (the world's: the same bits)
             at = np.flatnonzero(st.inline & ~st.joint & regular[st.point_statement])
-            cols["T_world_tcp"] = st.T_frame_tcp.copy()
+            T_frame_tcp = template.T_world_tcp[points]
+            cols["T_world_tcp"] = T_frame_tcp.copy()
             for f in moved:
                 members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
                 if members.size:
-                    cols["T_world_tcp"][members] = world_of_target(T_world_frame, st.T_frame_tcp[members], held)
-        named = np.flatnonzero(~st.inline & regular[st.point_statement])
-        if named.size:  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
-            cols = {key: value.copy() for key, value in cols.items()}  # (written here: this reading's own)
-            rows, found, which = self._named_points(token, st, named, signatures, shapes, regular, local)
+                    cols["T_world_tcp"][members] = world_of_target(T_world_frame, T_frame_tcp[members], held)
+        named = () if st.inline.all() else np.flatnonzero(~st.inline & regular[st.point_statement])
+        if len(named):  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
+            regular = regular.copy()  # (written here: this reading's own)
+            cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
+                                  dtype=object if key in _TEXTS else None) for key in _NAMED}
+            rows, found, which = self._named_points(token, st, named, shapes, regular, local)
             self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
             for key, value in point_columns(found).items():
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
-        statement, name_span = st.statement_rows, st.name_rows
+            cols |= {key: tuple(cols[key].tolist()) for key in _TEXTS}
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
-        run = MotionRun.of_columns(
-            instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
-            kind=np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[st.shape_of], statement=statement,
-            name=name_span, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
-            argument=text, frames=tuple(f[:2] for f in resolved), frame=frame, file=self.file,
-            held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame],
-            **cols | {key: tuple(cols[key].tolist()) for key in ("extax", "name_of_point")}).compact()
+        run = template.rows(motions, points, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
+                            frames=tuple(f[:2] for f in resolved), frame=frame, file=np.full(len(st), self.file),
+                            held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame], **cols).compact()
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
                 self.run_body(st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, a, b), local, depth)
@@ -428,8 +443,8 @@ class _Motions:
         except (_Unsupported, InputError):
             return None
 
-    def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, signatures: list, shapes: list,
-                      regular: np.ndarray, local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
+    def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, shapes: list, regular: np.ndarray,
+                      local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
         """The run's named points ``named`` resolved once per name and shape: those read, the distinct points, each
         one's among them; a statement with a point that does not resolve is cleared from ``regular``."""
         resolved: dict[tuple[str, int], int | None] = {}
@@ -443,7 +458,7 @@ class _Motions:
                 frames = shapes[key[1]][0]
                 try:
                     point = self.point(self._leaves(st, s, "p2" if st.second_point[i] else "p1")[0], local,
-                                       signatures[key[1]].kind, *frames)
+                                       KINDS[st.kind[s]], *frames)
                 except (_Unsupported, InputError):
                     point = None
                 ok = point is not None and point.whole_argument is None and point.T_world_frame is frames[0]

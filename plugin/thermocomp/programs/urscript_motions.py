@@ -126,11 +126,11 @@ class Statements(RunStatements):
     from the arguments on), ``parsed`` each shape's :func:`_arguments`; ``values`` ``(k, 6)`` each literal's six
     numbers (NaN where not six within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN
     else); ``framed`` ``(k,)``: ``pose_trans(frame, p[...])``, ``is_pose``: its literal is a pose (``p[...]``);
-    ``names``: ``(offset in the token, name)`` read.
+    ``names``: ``(offset in the token, name)`` read; the file's :attr:`template` (placed, :meth:`place`).
     """
 
-    STATEMENT = {**RunStatements.STATEMENT, "spans": "offsets", "values": "", "T_literal": "", "framed": "",
-                 "is_pose": "", "point_text": ""}
+    STATEMENT = {**RunStatements.STATEMENT, "spans": "offsets", "values": "", "framed": "",
+                 "is_pose": ""}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "#", 1)
@@ -174,9 +174,15 @@ class Statements(RunStatements):
         self.is_pose = b[literal] == ord("p")  # (p[...], pose_trans(frame, p[...]))
 
     def place(self, lines, shift: np.ndarray) -> None:
-        """Besides the statements' rows (:meth:`RunStatements.place`): each point's text ``point_text`` ``(k, 4)``."""
+        """Besides the statements' rows (:meth:`RunStatements.place`): the :attr:`template` (a run's kinds, speeds
+        and frames its own), each statement's instruction, point's text and literal (a pose's, else joints')."""
         super().place(lines, shift)
-        self.point_text = lines.spans(shift + self.spans[:, POINT], shift + self.spans[:, POINT + 1])
+        names = [self.text[a:b] for a, b in self.spans[self.shape_first][:, NAME:NAME + 2].tolist()]
+        self.template = MotionRun.of_columns(
+            instruction=tuple(map(names.__getitem__, self.shape_of.tolist())), kind=np.zeros(len(self), dtype=np.int8),
+            statement=self.statement_rows, name=self.name_rows, T_world_tcp=self.T_literal,
+            text=lines.spans(shift + self.spans[:, POINT], shift + self.spans[:, POINT + 1]),
+            q_len=np.where(self.is_pose, 0, 6), q=np.where(self.is_pose[:, None], np.nan, self.values), frames=())
 
     def narrowed(self, whole: Statements, place: int) -> None:
         self.parsed = [whole.parsed[s] for s in self.shape_whole.tolist()]
@@ -331,45 +337,45 @@ class Motions:
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
         else:
-            segments, n_regular = self._templates.get(token.start_pos) or self.moves_columns(token, st, local)
+            frames = ((np.eye(4), self.tool.copy()),)
+            kept = self._templates.get(token.start_pos)
+            segments, n_regular = kept or self.moves_columns(token, st, local, frames)
         self.count(n_regular, token)  # (the others count where the general rules run them)
         for a, b, run in segments:
             if run is None:
                 self.run_body(st.parse(without_runs("urscript.lark"), self.text, self.lines, a, b, "\n").children, local,
                               depth)
             else:
-                self.steps.append(replace(run, frames=((np.eye(4), self.tool.copy()),)))
+                self.steps.append(replace(run, frames=frames) if kept else run)
 
-    def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
-        """``[(first, end, run)]`` (:meth:`MotionRun.stretches`, frames to be set) of the statements the columns take,
-        and how many; kept for the token's next passes where its statements read no variable."""
-        text, spans, k = st.text, st.spans, len(st.spans)
-        names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
+    def moves_columns(self, token: Token, st: Statements, local: dict, frames: tuple) -> tuple[list, int]:
+        """``[(first, end, run)]`` (:meth:`MotionRun.stretches`, of ``frames``) of the statements the columns take,
+        and how many; kept for the token's next passes (their frames set) where its statements read no variable."""
+        text, spans, (motions, points), template = st.text, st.spans, st.rows, st.template
+        names = [template.instruction[motions.start + i] for i in st.shape_first.tolist()]  # (each shape's)
         table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]  # (kind, a, v, t; None)
-        regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
+        regular = ~np.isnan(st.values[:, 0])
+        if None in table:
+            regular &= np.array([s is not None for s in table], dtype=bool)[st.shape_of]
         kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
                                  dtype=float).reshape(-1, 4).T[:, st.shape_of]
-        T = st.T_literal
+        T = template.T_world_tcp[points]
         framed = np.flatnonzero(st.framed & regular)
         if framed.size:  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
             frame_names = [text[a:b] for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
             poses = {name: self._frame(name, local) for name in dict.fromkeys(frame_names)}
             product = np.stack([np.full((4, 4), np.nan) if poses[name] is None else poses[name].T
-                                for name in frame_names]) @ st.T_literal[framed]
+                                for name in frame_names]) @ T[framed]
             with np.errstate(invalid="ignore"):
                 values = np.concatenate([product[:, :3, 3], rotvec_from_matrix(product[:, :3, :3])], axis=1)
             regular[framed[~np.all(np.isfinite(values), axis=1)]] = False
             T = T.copy()
             T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
-        is_pose = st.is_pose
         joint = kind == _KIND_CODE[JOINT]
-        statement, name = st.statement_rows, st.name_rows
-        run = MotionRun.of_columns(
-            instruction=tuple(map(names.__getitem__, st.shape_of.tolist())), kind=kind.astype(np.int8),
-            statement=statement, name=name, tcp_speed=np.where(joint, np.inf, v), joint_speed=np.where(joint, v, np.inf),
-            acceleration=a, duration_s=t, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
-            text=st.point_text,
-            q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
+        run = template.rows(
+            motions, points, kind=kind.astype(np.int8), tcp_speed=np.where(joint, np.inf, v),
+            joint_speed=np.where(joint, v, np.inf), acceleration=a, duration_s=t, T_world_tcp=T, frames=frames,
+            q=template.q[points, :0 if st.is_pose.all() else 6],
         ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
         if not st.names:
