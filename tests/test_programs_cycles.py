@@ -89,7 +89,7 @@ def test_a_target_that_reads_what_the_previous_cycle_left_is_refused_naming_it(r
     refused = rapid_program_from_text(src, "cell.mod").unsupported
     assert [(f.line, f.message.split(" (")[0]) for f in refused] == [(motion, f"{datum} is changed at run time")]
     assert f"(line {given}, column 5" in refused[0].message
-    assert ("the previous cycle left" in refused[0].message) == (datum == "nCount")  # (nReg: given in this cycle)
+    assert ("from cycle to cycle" in refused[0].message) == (datum == "nCount")  # (nReg: given in this cycle)
 
 
 def test_a_cycle_at_rest_after_its_first_pass_reads_without_findings(rng):

@@ -57,7 +57,7 @@ def test_what_a_loop_of_run_time_count_changes_is_refused_naming_the_line_inside
             + "    ENDWHILE\n  ENDPROC\nENDMODULE\n")
     prog = rapid_program_from_text(text, "order.mod")
     assert [(f.line, f.message) for f in prog.unsupported] == [(12, "s is changed at run time (line 21, column 7; "
-                                                                "this reads the value the previous cycle left); its "
+                                                                "it differs from cycle to cycle); its "
                                                                 "value at this motion is not known")]
 
 

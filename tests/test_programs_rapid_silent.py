@@ -56,8 +56,8 @@ def test_a_production_loop_moving_to_a_target_it_shifts_every_pass_is_refused(de
             "      MoveL t, v100, fine, tool0;\n    ENDWHILE\n")
     refused = _refusals(_module(declare, body))
     line = 7 + bool(local)
-    assert refused == [(line + 1, f"t is changed at run time (line {line}, column 7; this reads the value the previous "
-                                  "cycle left); its value at this motion is not known")]
+    assert refused == [(line + 1, f"t is changed at run time (line {line}, column 7; it differs from cycle to cycle); "
+                                  "its value at this motion is not known")]
 
 
 def test_a_production_loop_setting_a_target_before_it_once_is_compensated():
@@ -83,7 +83,7 @@ def test_a_production_loop_counting_in_a_for_loop_is_refused():
     body = ("    VAR num k := 0;\n    WHILE TRUE DO\n      FOR i FROM 1 TO 2 DO\n        k := k + 1;\n      ENDFOR\n"
             "      MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n    ENDWHILE\n")
     assert _refusals(_module("", body)) == [
-        (10, "k is changed at run time (line 8, column 9; this reads the value the previous cycle left); its value "
+        (10, "k is changed at run time (line 8, column 9; it differs from cycle to cycle); its value "
              "at this motion is not known")]
 
 

@@ -84,7 +84,7 @@ def test_rapid_a_motion_that_reads_what_such_a_routine_was_passed_is_refused_nam
                                                                f"passed to {routine}, a routine found in no module")
     before = [u.message for u in prog.unsupported if u.line == 8]  # (the next cycle's first motion reads what it left)
     assert before == [f"{datum} is changed at run time (line 9, column 9: passed to {routine}, a routine found in no "
-                      "module of the task, which may change it; this reads the value the previous cycle left); its "
+                      "module of the task, which may change it; it differs from cycle to cycle); its "
                       "value at this motion is not known"]
 
 

@@ -470,7 +470,7 @@ class _Declarations:
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
             if self.carried_in.get(key, (0, None))[1] is mark.changed:  # (:meth:`carry_into_cycle`)
-                by += "; this reads the value the previous cycle left"
+                by += "; it differs from cycle to cycle"
             raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                            "its value at this motion is not known", token)
         if data.value is None and not unset:
