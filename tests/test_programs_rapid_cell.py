@@ -579,7 +579,8 @@ def test_targets_and_work_objects_computed_from_constants_are_followed(tmp_path,
 
 @pytest.mark.parametrize(("change", "refused"), [
     ("    nLift := 20;\n    nLift := nLift * 2 + 5;\n", ""),  # a num given known values: followed
-    ("    nLift := nLift + 10;\n", "nLift is read here before line"),  # the next cycle adds 10 more
+    ("    nLift := nLift + 10;\n", "nLift is changed at run time (line 9, column 5; it differs from cycle to cycle)"),
+    # (the next cycle adds 10 more)
 ])
 def test_an_assignment_of_a_known_number_is_followed(tmp_path, rng, change, refused):
     src, T = _module(load_robot("irb140"), rng, change + "    MoveL Offs(a, 0, 0, nLift), v100, fine, tGrip;\n",
@@ -745,7 +746,7 @@ def _help() -> str:
 
 def test_a_branch_passed_over_that_changes_a_target_read_before_it_is_named_at_the_read(tmp_path, rng):
     """``MoveL pShift; IF ... THEN pShift := Offs(...); ENDIF``: this cycle reads the declared value, the next may
-    read the other: named at the read."""
+    read the other: named at the read, with the assignment inside the IF."""
     chain = load_robot("irb140")
     targets, _, _ = _targets(chain, rng, "s")
     src, _ = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n    MoveL s, v100, fine, tGrip;\n"
@@ -754,5 +755,7 @@ def test_a_branch_passed_over_that_changes_a_target_read_before_it_is_named_at_t
     path = tmp_path / "cell.mod"
     path.write_text(src)
     prog = read_program(path)
-    assert [(f.line, "may give it another value" in f.message) for f in prog.unsupported] == \
-        [(src.splitlines().index("    MoveL s, v100, fine, tGrip;") + 1, True)]
+    lines = src.splitlines()
+    given = lines.index("      s := Offs(b, 0, 0, 5);") + 1
+    assert [(f.line, f"(line {given}, column 7; it differs from cycle to cycle)" in f.message)
+            for f in prog.unsupported] == [(lines.index("    MoveL s, v100, fine, tGrip;") + 1, True)]

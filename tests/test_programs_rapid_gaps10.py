@@ -98,11 +98,12 @@ def test_a_cycle_that_moves_nothing_is_not_refused_for_what_the_next_cycle_reads
 
 def test_a_motion_of_a_cycle_that_reads_a_datum_the_cycle_changes_is_still_refused(tmp_path):
     """Where a motion of the cycle reads ``total`` (``Offs(p, total, 0, 0)``, ``total := total + 10``), the next
-    cycle moves 10 mm further: refused, naming ``total`` and the line of its first read."""
+    cycle moves 10 mm further: refused at the motion, naming ``total`` and the line that adds to it."""
     path = tmp_path / "moving_statistics.mod"
     path.write_text(_CYCLE_STATISTICS.format(step="10", motion="        MoveL Offs(p, total, 0, 0), v100, fine, tool0;\n"))
     prog = read_program(path)
-    assert [(f.line, f.message.split(" is ")[0]) for f in prog.unsupported] == [(9, "total")]
+    assert [(f.line, f.message.split(" (")[0]) for f in prog.unsupported] == [(12, "total is changed at run time")]
+    assert "(line 9, column 9; it differs from cycle to cycle)" in prog.unsupported[0].message
 
 
 _EGM_STREAMING = ("MODULE m\n"

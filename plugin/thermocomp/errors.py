@@ -56,12 +56,14 @@ MAX_ECHOED_DIGITS = 40
 
 
 def capped(text: str) -> str:
-    """``text`` with every run of more than :data:`MAX_ECHOED_DIGITS` digits cut (``12345... (309 digits)``) and
-    every control character but the line break and the tab escaped (``\\x00``, ``\\x1b``: a NUL or a terminal's
-    escape sequence read from a file is shown, not sent to the terminal)."""
+    """``text`` with every run of more than :data:`MAX_ECHOED_DIGITS` digits (or hexadecimal digits after ``0x``) cut
+    (``12345... (309 digits)``) and every control character but the line break and the tab escaped (``\\x00``,
+    ``\\x1b``: a NUL or a terminal's escape sequence read from a file is shown, not sent to the terminal)."""
     import re
 
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = re.sub(rf"(?<=0[xX])[0-9A-Fa-f]{{{MAX_ECHOED_DIGITS + 1},}}",  # (a hexadecimal literal's)
+                  lambda m: f"{m.group()[:20]}... ({len(m.group())} hexadecimal digits)", text)
     return re.sub(rf"\d{{{MAX_ECHOED_DIGITS + 1},}}",
                   lambda m: f"{m.group()[:20]}... ({len(m.group())} digits)", text)
 

@@ -264,7 +264,7 @@ def run_identify(spec: ServoIdentifyJob) -> IdentifyResult:
     Models are written even when a chosen model's VAF is below :data:`MIN_VAF_PCT` (``result.failed``: the
     command exits 2), so that the table can be inspected.
     """
-    from thermocomp.io.files import read_input_bytes
+    from thermocomp.io.files import MAX_PROGRAM_BYTES, read_input_bytes
     from thermocomp.printing.identification import experiment, identify_servo, layout
     from thermocomp.printing.models_toml import models_toml_text
 
@@ -291,7 +291,8 @@ def run_identify(spec: ServoIdentifyJob) -> IdentifyResult:
             from thermocomp.printing.rtde_csv import read_rtde_text
 
             try:
-                text = read_input_bytes(recording, "recording").decode("utf-8")
+                text = read_input_bytes(recording, "recording", MAX_PROGRAM_BYTES,
+                                        "an hour of RTDE at 125 Hz is some 100 MiB").decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(f"expected UTF-8 text: {exc}", path=str(recording)) from None
             u_rec, q, qd = read_rtde_text(text, str(recording), chain.n_joints, rate_hz, u.shape[0],
@@ -465,7 +466,7 @@ def run_track(spec: ServoTrackJob) -> TrackResult:
     (``reference`` "compensated"), and the print error is the warm robot's.
     """
     from thermocomp.deformation.apply import deformed_model
-    from thermocomp.io.files import read_input_bytes
+    from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
     from thermocomp.kinematics.fk import fk
     from thermocomp.kinematics.model import nominal_model
     from thermocomp.printing.models_toml import models_from_toml_text
@@ -493,7 +494,7 @@ def run_track(spec: ServoTrackJob) -> TrackResult:
         plot = job.output(spec.plot, "--plot")
         job.check()
         try:
-            text = read_input_bytes(models_file, "models").decode("utf-8")
+            text = read_input_bytes(models_file, "models", MAX_DESCRIPTION_BYTES).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"expected UTF-8 text: {exc}", path=str(models_file)) from None
         models, model_robot = models_from_toml_text(text, str(models_file), chain.joint_names)
@@ -501,7 +502,7 @@ def run_track(spec: ServoTrackJob) -> TrackResult:
             raise InputError(f"key robot: expected models of {robot!r} (--robot), got {model_robot!r}", path=str(models_file))
         servo = ServoOptions(rate_hz=models.rate_hz) if servo is None else servo
         if servo.rate_hz != models.rate_hz:
-            raise ConfigurationError(f"the servo's rate {servo.rate_hz:g} Hz differs from the models' {models.rate_hz:g} Hz")
+            raise ConfigurationError(f"the servo's rate {servo.rate_hz!r} Hz differs from the models' {models.rate_hz!r} Hz")
         nominal = nominal_model(chain)
         truth, references, warm = nominal, [("nominal", nominal)], None
         if deformation is not None:

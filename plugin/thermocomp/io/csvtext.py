@@ -22,7 +22,7 @@ from thermocomp.io.files import MAX_LINE_BYTES, open_input
 #: What ends a line, as editors and spreadsheets end it: a newline, a carriage return, or both. Not the form feed, the
 #: vertical tab, the separators ``\x1c``-``\x1e``, NEL or U+2028/U+2029 that :meth:`str.splitlines` ends one at too:
 #: a form feed in a comment made the comment's second half the header, and every line number after it one too many.
-_LINE_END = re.compile(r"\r\n?|\n")
+LINE_END = re.compile(r"\r\n?|\n")
 #: Raw lines read at a time by :func:`iter_rows`.
 _ROWS_BLOCK = 256
 #: Bytes :meth:`CsvLines.read` reads from the file at a time (about what the lines asked for need, by their
@@ -131,7 +131,7 @@ class CsvLines:
         """Refuse a line of more than :data:`MAX_LINE_BYTES` in ``data`` (read after the lines ``parts`` of this
         block and ``tail`` bytes of its first line): a cell of megabytes copied into every row of an output (a name,
         once a minute), or a file of gigabytes without a line end read whole. A carriage return alone ends a line
-        too, as :data:`_LINE_END` reads it. Returns the bytes of the last line of ``data``, not ended."""
+        too, as :data:`LINE_END` reads it. Returns the bytes of the last line of ``data``, not ended."""
         codes = np.frombuffer(data, dtype=np.uint8)
         ends = np.flatnonzero((codes == 0x0A) | (codes == 0x0D))
         lengths = np.diff(ends, prepend=-1 - tail) - 1
@@ -187,7 +187,7 @@ class CsvLines:
                 ) from exc
             self._offset += len(piece_bytes)
             self._encoding = "utf-8"
-            lines = _LINE_END.split(piece)
+            lines = LINE_END.split(piece)
             for line in lines[:-1] if lines[-1] == "" else lines:  # (the piece's own line end ends no other line)
                 self.number += 1
                 number = self.number
@@ -212,7 +212,7 @@ def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
     Memory stays bounded by a few hundred lines, whatever the file's size (for
     million-row toolpaths; a file whose lines all end in a bare ``\\r`` is
     one long piece). Lines end at a newline, a carriage return or both
-    (:data:`_LINE_END`): the file is read in newline-terminated pieces and
+    (:data:`LINE_END`): the file is read in newline-terminated pieces and
     each piece is split at its carriage returns. A
     malformed quoted cell (``"abc`` without its closing quote, ``"ab"c``) is
     an error.
@@ -241,14 +241,24 @@ def header_and_rows(path: PathLike, empty: str) -> tuple[int, list[str], Iterato
     return line, header, rows
 
 
-def number_text(cell: str) -> bool:
-    """Whether ``cell`` may be a number of a file: ASCII without ``_``.
+#: What may stand beside a number or a column's name in a cell: spaces and tabs. :class:`float` and
+#: :meth:`str.strip` also drop the vertical tab, the form feed, ``\x1c``-``\x1f``, NEL, NBSP and the other Unicode
+#: spaces: a control character or an invisible space there is a damaged file, not a blank.
+CELL_BLANKS = " \t"
+#: Characters no number holds: the control characters but the tab (a blank) and DEL.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
-    :class:`float` also reads ``6_41`` (641, Python's digit grouping) and
-    digits of other scripts (``"\u0663"``, 3); no spreadsheet or controller
-    writes either, so both are typing errors rather than numbers.
+
+def number_text(cell: str) -> bool:
+    """Whether ``cell`` may be a number of a file: ASCII without ``_`` or control characters (but the tab).
+
+    :class:`float` also reads ``6_41`` (641, Python's digit grouping),
+    digits of other scripts (``"\u0663"``, 3) and a number beside a form
+    feed or a vertical tab (``"\\x0c641"``, read as whitespace); no
+    spreadsheet or controller writes any of them, so they are typing errors
+    or damage rather than numbers.
     """
-    return cell.isascii() and "_" not in cell
+    return cell.isascii() and "_" not in cell and _CONTROL.search(cell) is None
 
 
 #: Largest magnitude a cell may hold, in its column's unit (mm, deg, rad, s, N m, kg m^2, ...): no robot
@@ -261,9 +271,10 @@ def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bo
     """A finite float of magnitude at most :data:`MAX_CELL` from a cell, or an :class:`InputError` at (path, line, column).
 
     An empty cell gives ``nan`` when ``allow_empty``. ASCII only, without
-    ``_`` (:func:`number_text`).
+    ``_`` or control characters (:func:`number_text`); only spaces and tabs
+    around the number are blanks (:data:`CELL_BLANKS`).
     """
-    cell = text.strip()
+    cell = text.strip(CELL_BLANKS)
     if cell == "":
         if allow_empty:
             return math.nan
@@ -323,7 +334,7 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     for number, cells in rows:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
-        joint = cells[index["joint"]].strip()
+        joint = cells[index["joint"]].strip(CELL_BLANKS)
         if joint != str(len(found) + 1):
             raise InputError(f"expected joint {len(found) + 1} (rows in joint order), got {joint!r}",
                              path=src, row=number, column="joint")
@@ -343,13 +354,18 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     return out
 
 
+def header_names(header: list[str]) -> list[str]:
+    """The column names of a header's cells, without the blanks around them (:data:`CELL_BLANKS`)."""
+    return [h.strip(CELL_BLANKS) for h in header]
+
+
 def check_header(header: list[str], required: list[str], optional: list[str], path: str, line: int) -> dict[str, int]:
     """Map column names to indices; unknown, missing or duplicate columns are located errors.
 
     A misspelt column is both unknown and missing: the message names both,
     and the error's column is the unknown one (where the typo is).
     """
-    names = [h.strip() for h in header]
+    names = header_names(header)
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:

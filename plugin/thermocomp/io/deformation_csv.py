@@ -26,7 +26,7 @@ from thermocomp._typing import PathLike
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import header_and_rows, parse_floats
+from thermocomp.io.csvtext import header_and_rows, header_names, parse_floats
 
 #: The value columns, in file units: ``Dx, Dy, Dz`` [mm], ``Dox, Doy, Doz`` [deg].
 COLUMNS = ("Dx", "Dy", "Dz", "Dox", "Doy", "Doz")
@@ -36,7 +36,7 @@ ROW_COLUMN = "row"
 
 def _header_index(header: list[str], src: str, line: int) -> dict[str, int]:
     """Column name -> index; duplicate, unknown and missing columns are located errors."""
-    names = [h.strip() for h in header]
+    names = header_names(header)
     expected = f"expected columns {','.join(COLUMNS)} (optionally a first column {ROW_COLUMN!r})"
     index: dict[str, int] = {}
     for i, name in enumerate(names):
@@ -89,7 +89,7 @@ def read_deformation_csv(path: PathLike, n_joints: int | None = None) -> Deforma
     header_line, header, rows = header_and_rows(
         path, f"expected a header {','.join(COLUMNS)} and one row per joint, got an empty file")
     index = _header_index(header, src, header_line)
-    names = [h.strip() for h in header]
+    names = header_names(header)
     value_index = [index[c] for c in COLUMNS]
     label_index = index.get(ROW_COLUMN)
     label_column = None if label_index is None else ROW_COLUMN

@@ -20,7 +20,7 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.chain_csv import check_robot_cell
-from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
+from thermocomp.io.csvtext import check_header, header_and_rows, header_names, parse_float
 from thermocomp.robot.chain import Chain
 from thermocomp.robot.dh import chain_from_dh
 
@@ -31,7 +31,7 @@ OPTIONAL = ["velocity_deg_s", "home_deg"]
 
 def is_dh_header(header: list[str]) -> bool:
     """True when a CSV header is a DH table's (either convention)."""
-    names = {h.strip() for h in header}
+    names = set(header_names(header))
     return "a_mm" in names or "a_prev_mm" in names
 
 
@@ -40,7 +40,7 @@ def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
     src = str(path)
     line, header, rest = header_and_rows(path, "expected a header and one row per joint, got an empty file")
     body = list(rest)
-    modified = "a_prev_mm" in {h.strip() for h in header}
+    modified = "a_prev_mm" in header_names(header)
     required = MODIFIED if modified else STANDARD
     idx = check_header(header, required, OPTIONAL, src, line)
     if not body:

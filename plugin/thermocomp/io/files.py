@@ -101,9 +101,10 @@ def _read_fifo(path: PathLike, src: str) -> bytes:
         os.close(fd)
 
 
-def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | None = None) -> bytes:
-    """The whole content of ``path``, of at most ``max_bytes`` if given; errors as :func:`open_input`, and a failed
-    read or a file past ``max_bytes`` names the file too."""
+def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | None = None,
+                     why: str = "a description is some kilobytes") -> bytes:
+    """The whole content of ``path``, of at most ``max_bytes`` if given (``why``: what such a file holds, for the
+    message); errors as :func:`open_input`, and a failed read or a file past ``max_bytes`` names the file too."""
     with open_input(path, kind) as handle:
         try:
             data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
@@ -111,7 +112,7 @@ def read_input_bytes(path: PathLike, kind: str | None = None, max_bytes: int | N
             raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from exc
     if max_bytes is not None and len(data) > max_bytes:
         raise InputError(f"the {kind or 'file'} holds more than {max_bytes:,} bytes: expected at most "
-                         f"{max_bytes // 2**20} MiB (a description is some kilobytes)", path=str(path))
+                         f"{max_bytes // 2**20} MiB ({why})", path=str(path))
     return data
 
 
@@ -159,7 +160,14 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
                              "longer line takes minutes and gigabytes to read)", path=str(path), row=longest + 1,
                              column=MAX_LINE_BYTES + 1)
     lone = _LONE_CR.search(data)  # (lines ending in CR alone, one line to the reader: every line and column wrong)
-    if lone is not None and not _CONTROL.search(data):  # (a binary file: the reader names its binary bytes)
+    binary = None if lone is None else _CONTROL.search(data)
+    if binary is not None:  # (a binary file, or a byte of one in CR-ended lines: named where an editor shows it)
+        at = binary.start()
+        column = at - max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at))
+        raise InputError(f"not {kind.split()[0]} text: byte 0x{data[at]:02x} at column {column} is binary data (an "
+                         "encrypted or binary file cannot be read)", path=str(path),
+                         row=data.count(b"\n", 0, at) + data.count(b"\r", 0, at) - data.count(b"\r\n", 0, at) + 1)
+    if lone is not None:
         start = lone.start()
         which = "'s lines end" if b"\n" not in data else " has a line ending"
         raise InputError(f"the {kind}{which} in CR alone (classic Mac OS): expected LF or CR LF line ends",

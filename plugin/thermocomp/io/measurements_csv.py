@@ -31,7 +31,7 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import header_and_rows, parse_floats
+from thermocomp.io.csvtext import header_and_rows, header_names, parse_floats
 from thermocomp.io.measurements import Measurements
 from thermocomp.io.targets_csv import _ORIENTATION_GROUPS, _convert, _layout, _program
 
@@ -60,7 +60,7 @@ def read_measurements_csv(path: PathLike, n_joints: int | None = None) -> Measur
     """
     src = str(path)
     header_line, header, rows = header_and_rows(path, f"empty file: expected a header with {COLUMNS_HELP}")
-    names = [h.strip() for h in header]
+    names = header_names(header)
     temps = [(int(m[1]), i) for i, h in enumerate(names) if (m := _TEMP_RE.fullmatch(h))]
     temps.sort()
     for k, (number, i) in enumerate(temps):

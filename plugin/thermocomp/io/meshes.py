@@ -29,6 +29,7 @@ imported only when a ``.dae`` file is read.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import stat
@@ -145,11 +146,28 @@ def _check_stl(path: Path) -> None:
 _OBJ_FACE_ZERO = re.compile(rb"^[ \t]*f[ \t][^\n#]*?(?<![^ \t])0(?=[/ \t\r\n]|$)", re.M)
 
 
+#: Most vertices of one OBJ face (``f``). trimesh triangulates a polygon as a fan, a triangle a vertex (right only
+#: for a convex one): a line of a million indices (2 MB) was a million triangles and 82 s of work before the
+#: mesh's message. CAD exports write triangles, or polygons of tens of vertices (a cylinder's cap).
+MAX_OBJ_FACE_VERTICES = 4096
+_OBJ_WORD = re.compile(rb"[^ \t\r]+")
+
+
 def _check_obj(path: Path) -> None:
-    found = _OBJ_FACE_ZERO.search(path.read_bytes())
+    data = path.read_bytes()
+    found = _OBJ_FACE_ZERO.search(data)
     if found is not None:
         raise InputError("expected face vertex indices from 1 (OBJ counts from 1), got 0", path=str(path),
                          row=found.string.count(b"\n", 0, found.start()) + 1)
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+    starts, stops = np.concatenate([[0], ends + 1]), np.concatenate([ends, [len(data)]])
+    for k in np.flatnonzero(stops - starts > 2 * MAX_OBJ_FACE_VERTICES).tolist():  # (a vertex: 2 bytes at least)
+        words = list(itertools.islice(_OBJ_WORD.finditer(data, int(starts[k]), int(stops[k])),
+                                      MAX_OBJ_FACE_VERTICES + 2))
+        if words and words[0].group() == b"f" and len(words) == MAX_OBJ_FACE_VERTICES + 2:
+            raise InputError(f"expected a face of at most {MAX_OBJ_FACE_VERTICES:,} vertices (a CAD export writes "
+                             f"triangles, or polygons of tens of vertices), got more", path=str(path), row=k + 1,
+                             column=words[-1].start() - int(starts[k]) + 1)
 
 
 def check_mesh_file(path: Path) -> None:

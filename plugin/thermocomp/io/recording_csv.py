@@ -26,7 +26,7 @@ import numpy as np
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import header_and_rows, iter_rows, parse_floats
+from thermocomp.io.csvtext import header_and_rows, header_names, iter_rows, parse_floats
 
 _GROUPS = (("q", "_rad"), ("tau", "_Nm"), ("qd", "_rad_s"), ("qdd", "_rad_s2"), ("i", "_A"))
 
@@ -106,7 +106,7 @@ def recording_columns(n: int, speeds: bool = False, accelerations: bool = False)
 def _layout(header: list[str], src: str, line: int, torques: bool = True,
             currents: bool = False) -> tuple[int, dict[str, list[int]]]:
     """The number of joints and the column indices of each group, from the header."""
-    names = [h.strip() for h in header]
+    names = header_names(header)
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:
@@ -175,7 +175,7 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: 
     n, layout = _layout(header, src, line, torques, currents)
     if n_joints is not None and n != n_joints:
         raise InputError(f"expected a recording of {n_joints} joints, got {n} (q1_rad .. q{n}_rad)", path=src, row=line)
-    names = [h.strip() for h in header]
+    names = header_names(header)
     order = [i for g in ("time", "q", "tau", "qd", "qdd", "i") for i in layout.get(g, [])]
     cols = [names[i] for i in order]
     data = []

@@ -14,7 +14,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.csvtext import check_header, header_and_rows, parse_floats
+from thermocomp.io.csvtext import check_header, header_and_rows, header_names, parse_floats
 
 #: The reached position's columns [mm].
 REACHED_COLUMNS = ("reached_x_mm", "reached_y_mm", "reached_z_mm")
@@ -69,7 +69,7 @@ def read_converged_rows(path: PathLike, n_joints: int, *, reached: bool = False)
                                                   "empty file")
     numeric = ["minute", *[f"q{j + 1}_deg" for j in range(n_joints)], *(REACHED_COLUMNS if reached else ())]
     wanted = ["target", "status", *numeric]
-    names = [h.strip() for h in header]
+    names = header_names(header)
     index = check_header(header, wanted, [n for n in names if n not in wanted], src, line)
     values, targets, lines = [], [], []
     for number, cells in records:

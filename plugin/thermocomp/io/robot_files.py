@@ -283,7 +283,7 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
             raise InputError(f"expected UTF-8 text, got byte {data[exc.start]:#04x} at offset {exc.start}",
                              path=str(path)) from exc
     else:
-        read_input_bytes(path, "xacro")  # the same messages as every reader for a missing file or a folder
+        read_input_bytes(path, "xacro", MAX_DESCRIPTION_BYTES)  # every reader's messages (missing, a folder, /dev/zero)
         text, included = expand_xacro(path, dict(options.xacro_args), packages, options.search_path(),
                                       with_includes=True, env=options.xacro_env)
         return RobotDescription(source=path, urdf=text, packages=packages, options=options, included=included)

@@ -85,7 +85,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import MAX_CELL, CsvLines, RawLines, iter_rows, number_text, parse_float
+from thermocomp.io.csvtext import CELL_BLANKS, MAX_CELL, CsvLines, RawLines, header_names, iter_rows, number_text, parse_float
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -342,7 +342,7 @@ def _self_describing_layout(
 
 def _layout(header: list[str], src: str, line: int, R_fixed: FloatArray | None, n_joints: int | None) -> _Layout:
     """Tell the form from the header and locate every column."""
-    columns = tuple(h.strip() for h in header)
+    columns = tuple(header_names(header))
     _check_duplicates(columns, src, line)
     if columns[0] in ("", "name") and len(columns) > 1 and columns[1] in PAPER_POSE_COLUMNS:
         return _paper_layout(columns, src, line, R_fixed)
@@ -445,7 +445,7 @@ def _text_numbers(texts: list[str]) -> tuple[FloatArray, np.ndarray]:
     for k, text in enumerate(texts):  # (only on a bad cell: locate it)
         try:
             values[k] = float(text)
-            bad[k] = not number_text(text.strip())
+            bad[k] = not number_text(text.strip(CELL_BLANKS))
         except ValueError:
             bad[k] = True
     return values, bad

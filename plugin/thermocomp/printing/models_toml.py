@@ -75,8 +75,10 @@ def _matrix(value: object, shape: tuple[int, ...], what: str, src: str) -> np.nd
         a = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{what}: expected numbers, got {value!r}", path=src) from None
-    if a.shape != shape or not np.all(np.isfinite(a)):
+    if a.shape != shape:
         raise InputError(f"{what}: expected finite numbers of shape {shape}, got shape {a.shape}", path=src)
+    if not np.all(np.isfinite(a)):  # (of the right shape: "got shape (4, 4)" named nothing wrong)
+        raise InputError(f"{what}: expected finite numbers, got {a[~np.isfinite(a)][0]:g}", path=src)
     return a
 
 

@@ -27,6 +27,8 @@ LINE_TURN = 0.125 * math.pi
 #: Rest before the motion [s] and the cosine ramp of the speed at each end [s].
 HOLD_S = 0.2
 RAMP_S = 0.5
+#: Most samples of a path: some 2 hours at 125 Hz, each sample an inverse kinematics solve and a servo step.
+MAX_PATH_SAMPLES = 1_000_000
 #: The path names :func:`line_path` takes.
 LINES = {"line:x": 0, "line:y": 1, "line:z": 2}
 
@@ -57,6 +59,10 @@ def _progress(length: float, speed: float, rate_hz: float) -> FloatArray:
     ramp = min(RAMP_S, length / speed)  # a ramp covers speed * ramp / 2
     cruise = max(0.0, (length - speed * ramp) / speed)
     total = HOLD_S + 2 * ramp + cruise + HOLD_S
+    if not total * rate_hz <= MAX_PATH_SAMPLES:  # (a target 1e9 mm away, or 1e-9 mm/s: out of memory, naming nothing)
+        raise ConfigurationError(f"--path at --speed-mm-s {speed * 1e3:g}: {length * 1e3:.6g} mm take {total:.4g} s, "
+                                 f"{total * rate_hz:.4g} samples at {rate_hz:g} Hz: expected at most "
+                                 f"{MAX_PATH_SAMPLES:,} ({MAX_PATH_SAMPLES / rate_hz / 60:.3g} min: a print pass)")
     t = np.arange(int(math.ceil(total * rate_hz)) + 1) / rate_hz
     tau = t - HOLD_S
     v = np.where(tau < 0, 0.0, np.where(tau < ramp, 0.5 * (1 - np.cos(math.pi * tau / ramp)), 1.0))

@@ -15,10 +15,18 @@ timestamp step within 5 % of ``1 / rate_hz``).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
+from thermocomp.io.csvtext import CELL_BLANKS, LINE_END, parse_float
+
+#: The separator of a recording written by the RTDE client's ``record.py``: spaces (or tabs). Not every white-space
+#: character: a form feed or NBSP beside a number is a damaged file (:data:`.csvtext.CELL_BLANKS`).
+_BLANKS = re.compile(r"[ \t]+")
+_COMMA = re.compile(",")
 
 
 def _columns(n: int) -> list[str]:
@@ -48,12 +56,13 @@ def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: 
     u, q, qd
         ``(samples, n_joints)`` each [rad/s], [rad], [rad/s].
     """
-    lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip() and not line.startswith("#")]
+    lines = [(i + 1, line) for i, line in enumerate(LINE_END.split(text))  # (the lines an editor shows)
+             if line.strip(CELL_BLANKS) and not line.startswith("#")]
     if not lines:
         raise InputError("expected an RTDE recording with a header line, got no lines", path=src)
     header_line, header = lines[0]
-    sep = "," if "," in header else None
-    names = [c.strip() for c in header.split(sep)]
+    sep = _COMMA if "," in header else _BLANKS
+    names = [c.strip(CELL_BLANKS) for c in sep.split(header.strip(CELL_BLANKS))]
     missing = [c for c in _columns(n_joints) if c not in names]
     if missing:
         raise InputError(f"expected RTDE columns {', '.join(missing)} (docs/printing.md), got {', '.join(names)}",
@@ -61,16 +70,11 @@ def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: 
     index = [names.index(c) for c in _columns(n_joints)]
     rows = np.empty((len(lines) - 1, len(index)))
     for r, (number, line) in enumerate(lines[1:]):
-        cells = [c.strip() for c in line.split(sep)]
+        cells = sep.split(line.strip(CELL_BLANKS))
         if len(cells) != len(names):
             raise InputError(f"expected {len(names)} cells, got {len(cells)}", path=src, row=number)
         for c, i in enumerate(index):
-            try:
-                rows[r, c] = float(cells[i])
-            except ValueError:
-                raise InputError(f"expected a number, got {cells[i]!r}", path=src, row=number, column=names[i]) from None
-            if not np.isfinite(rows[r, c]):
-                raise InputError(f"expected a finite number, got {cells[i]!r}", path=src, row=number, column=names[i])
+            rows[r, c] = parse_float(cells[i], src, number, names[i])
     if rows.shape[0] < 2:
         raise InputError("expected at least two samples", path=src)
     step = float(np.median(np.diff(rows[:, 0])))

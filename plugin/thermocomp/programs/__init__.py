@@ -13,31 +13,23 @@ from typing import TYPE_CHECKING
 from thermocomp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+    from thermocomp.programs.model import RobotProgram
     from thermocomp.programs.options import ProgramOptions
     from thermocomp.programs.rapid import RapidOptions
     from thermocomp.programs.read import read_program
 
 #: Where each public name lives: imported on first use (thermocomp._lazy).
 _EXPORTS = {
-    "Motion": "thermocomp.programs.model",
-    "Point": "thermocomp.programs.model",
     "ProgramOptions": "thermocomp.programs.options",
     "RapidOptions": "thermocomp.programs.rapid",
     "RobotProgram": "thermocomp.programs.model",
-    "Span": "thermocomp.programs.model",
-    "Wait": "thermocomp.programs.model",
     "read_program": "thermocomp.programs.read",
 }
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 __all__ = [
-    "Motion",
-    "Point",
     "ProgramOptions",
     "RapidOptions",
     "RobotProgram",
-    "Span",
-    "Wait",
     "read_program",
 ]

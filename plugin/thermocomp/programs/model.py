@@ -20,6 +20,10 @@ from thermocomp.geometry.rotations import invert_transform
 #: Default bound on the motions (and waits) a program may unroll to: some 4 KB a motion when compensated
 #: (measured), so about 8 GB, what a workstation holds.
 MAX_MOTIONS = 2_000_000
+#: Largest speed [m/s, rad/s], acceleration [m/s^2, rad/s^2] or blend (zone) radius [m, rad] a motion takes, in
+#: either language: far beyond any robot's (a UR moves at some 3 rad/s, 4 m/s; ABB's vmax is 5 m/s, z200 0.2 m);
+#: past it, 1e300 or inf, the timing overflowed.
+MAX_MOTION_VALUE = 1e6
 
 #: Motion kinds: how the controller interpolates to the point.
 LINEAR, JOINT, CIRCULAR, ABSOLUTE_JOINT = "linear", "joint", "circular", "absolute_joint"

@@ -19,7 +19,7 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.programs.model import Finding, Span
+from thermocomp.programs.model import MAX_MOTION_VALUE, Finding, Span
 from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
 from thermocomp.programs.writer import NUMBER
 
@@ -64,6 +64,16 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
+
+#: The components of a speeddata and a zonedata with their units (ABB RAPID reference, "speeddata": the TCP's, the
+#: reorientation's, the linear and rotating external axes' speeds; "zonedata": after ``finep``, the TCP's, the
+#: reorientation's and the external axes' zone radii, then the zone sizes of the reorientation and the axes), and
+#: the largest value of each unit: :data:`.model.MAX_MOTION_VALUE` in SI (vmax is 5,000 mm/s, z200 200 mm).
+MOTION_UNITS = {"speeddata": (("v_tcp", "mm/s"), ("v_ori", "deg/s"), ("v_leax", "mm/s"), ("v_reax", "deg/s")),
+                "zonedata": (("finep", ""), ("pzone_tcp", "mm"), ("pzone_ori", "mm"), ("pzone_eax", "mm"),
+                             ("zone_ori", "deg"), ("zone_leax", "mm"), ("zone_reax", "deg"))}
+MOTION_BOUNDS = {"mm/s": MAX_MOTION_VALUE * 1e3, "deg/s": math.degrees(MAX_MOTION_VALUE), "mm": MAX_MOTION_VALUE * 1e3,
+                 "deg": math.degrees(MAX_MOTION_VALUE)}
 
 #: The data types whose data the system parameters define, not a module (ABB RAPID reference: ``signalxx`` and
 #: ``mecunit`` "must not be defined in the program"; an Integrated Vision ``cameradev`` is named in its
@@ -338,6 +348,8 @@ class _Declarations:
                                  dims.children[sizes.index(min(sizes))])
             if value_node is not None:
                 self.check_array(value, sizes, dtype, str(name_token), value_node)
+                if dtype == "zonedata":  # (a zone moves no target: checked where it is written, not at the motion)
+                    self.check_motion_data(dtype, value, value_node)
             elif storage == "var" and math.prod(sizes) <= MAX_UNSET_ELEMENTS:
                 value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
                 for n in reversed(sizes):
@@ -387,6 +399,28 @@ class _Declarations:
             if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
                 raise self.error(f"{what}{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
             self.check_record(item, field_type, where, what)
+
+    def check_motion_data(self, dtype: str, value: object, where: Tree | Token, what: str = "") -> None:
+        """Refuse a speeddata or zonedata (or an array of them) in ``value`` with a component below 0 or beyond
+        :data:`MOTION_BOUNDS` in its unit (1e30 or a negative radius, read and written back as they came), at
+        ``where``, the message starting with ``what``; a value of another shape is not one known here."""
+        units = MOTION_UNITS[dtype]
+        if isinstance(value, list) and len(value) != len(units):
+            for item in value:
+                self.check_motion_data(dtype, item, where, what)
+        elif isinstance(value, list):
+            for (field, unit), item in zip(units, value):
+                if unit and isinstance(item, float) and not 0 <= item <= MOTION_BOUNDS[unit]:
+                    raise self.error(f"{what}{dtype} {field}: expected a {'speed' if unit[-2:] == '/s' else 'zone'} "
+                                     f"from 0 to {MOTION_BOUNDS[unit]:g} {unit}, got {item:g}", where)
+
+    def check_zone_text(self, text: str, where: Tree | Token) -> None:
+        """:meth:`check_motion_data` of a zonedata written as a literal in a motion (``[FALSE,10,15,15,1.5,15,1.5]``);
+        a named zone is checked where it is declared (and a predefined one needs none)."""
+        items = text[1:-1].split(",") if text.startswith("[") else []
+        if items and items[0].strip().upper() in ("TRUE", "FALSE") and all(NUMBER.fullmatch(x.strip())
+                                                                            for x in items[1:]):
+            self.check_motion_data("zonedata", [True, *(float(x) for x in items[1:])], where)
 
     # ----- arrays
     def element(self, node: Tree, local) -> tuple[_Data, tuple[int, ...]]:
@@ -528,7 +562,8 @@ class _Declarations:
     def literal(self, node: Tree, local=None) -> tuple[float, str]:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
         text = str(node.children[0])
-        value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
+        whole = int(text, 0) if text[1:2] in "xXoObB" and len(text) > 2 else None  # (float() of it overflows)
+        value = float(text) if whole is None else float(whole) if abs(whole) <= NUM_MAX else math.inf
         if not abs(value) <= NUM_MAX:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
         return value, "num"

@@ -286,6 +286,9 @@ class _Motions:
             raise _Unsupported(f"{name_token} \\Corr is not followed", statement)
         if signature.writes is not None:  # SearchL's found point: known only while running
             self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
+        if key in MOTIONS:  # (a zone written in the motion)
+            zone = span_of(positional[n_points + 1])
+            self.check_zone_text(self.text[zone.start:zone.end], positional[n_points + 1])
         tool_node = positional[len(positional) - 1 - signature.after_tool]
         positional = positional[first:first + n_points + 1]  # (points, speed)
         frames = self.motion_frames(tool_node, optional.get("wobj"), local)
@@ -328,10 +331,12 @@ class _Motions:
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
                              f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", speed_node)
+        self.check_motion_data("speeddata", list(speed), speed_node, f"{name_token}: ")  # type: ignore[call-overload]
         if optional.get("v") is not None:
             v_tcp = self._number(optional["v"], local)
             if not v_tcp > 0:
                 raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
+            self.check_motion_data("speeddata", [v_tcp, v_ori, 0.0, 0.0], optional["v"], f"{name_token} \\V: ")
         override, v_max = self.velset
         v_tcp = min(v_tcp * override / 100.0, v_max)
         duration = None if optional.get("t") is None else self._number(optional["t"], local)
@@ -437,6 +442,7 @@ class _Motions:
         option = st.group(i, "okey")
         tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt")
         try:
+            self.check_zone_text(st.group(i, "zone") or "", speed)  # (refused by run_motion, at its place)
             return (self.motion_frames(tool, wobj, local),
                     self.motion_speed(st.group(i, "instr"), speed, {} if option is None else {option.lower(): value},
                                       local, fallback=False))

@@ -25,7 +25,7 @@ from thermocomp.programs.grammars import (
     skipped,
     without_runs,
 )
-from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
+from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MAX_MOTION_VALUE, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
 
@@ -39,9 +39,6 @@ MOTIONS = {
     "optimovej": (JOINT, 1, 0.3, 0.3),  # (SW 5.21: as movej and movel, ``a`` and ``v`` fractions of the
     "optimovel": (LINEAR, 1, 0.3, 0.3),  # robot's limits, not speeds: timed at those limits, a lower bound)
 }
-#: Largest speed [m/s, rad/s], acceleration [m/s^2, rad/s^2] or blend radius [m] a motion takes: far beyond any
-#: robot's (a UR moves at some 3 rad/s, 4 m/s); past it, 1e300 or inf, the timing overflowed.
-MAX_MOTION_VALUE = 1e6
 #: Their parameters in order (positional arguments), after the point(s).
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r"), "optimovej": ("a", "v", "r"),
