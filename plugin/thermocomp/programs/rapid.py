@@ -233,6 +233,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
+        self._arguments_run: list[tuple[str, ...] | None] = []  # and what their calls bound (:meth:`_arguments`)
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self._conditional_notes: dict = {}  # the note of each construct not resolved -> (it, its motions' lines)
         self.visited: set[str] = set()

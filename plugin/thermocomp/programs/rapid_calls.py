@@ -23,6 +23,7 @@ from thermocomp.programs.model import (
     world_of_target,
 )
 from thermocomp.programs.rapid_data import (
+    LOCAL_TWICE,
     PASSIVE_INSTRUCTIONS,
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
@@ -49,9 +50,7 @@ _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 #: The instructions thermocomp knows (any other name no module declares is found nowhere).
 _KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime", "callbyvar"))
 
-#: How a call of a ``LOCAL PROC`` that two other modules of the task declare is refused.
-_LOCAL_TWICE = ("a LOCAL PROC of two other modules of the task: which one a call runs is not followed (give one of "
-                "them another name)")
+_LOCAL_TWICE = LOCAL_TWICE.format(kind="PROC")
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
@@ -279,10 +278,18 @@ class _Calls(calls.Texts):
             # what it assigns, the module's data or the routine's own, is changed from the routine's start)
             self.mark_all(self.summary(handler).assigns, handler, handler, local)
         self._routines_run.append(body)
+        self._arguments_run.append(self._arguments(local))
         try:
             self.run_body(body, local, depth)
         finally:
             self._routines_run.pop()
+            self._arguments_run.pop()
+
+    def _arguments(self, local: dict[str, _Data]) -> tuple[str, ...] | None:
+        """What a call bound the parameters of the routine whose scope is ``local`` to (their values' texts, by
+        name; none for a routine of no parameter); None where one is not known before running."""
+        values = [local[key].value for key in sorted(self._params.get(id(local), ()))]
+        return None if any(value is None for value in values) else tuple(map(repr, values))
 
     def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``%"name"% args;`` whose name is known before running."""
@@ -514,15 +521,12 @@ class _Calls(calls.Texts):
             self._late_nowhere.setdefault(key, (self.file, statement))
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``, run in its own module's file; a parameterless recursion twice."""
+        """A call of the task's PROC ``name``, run in its own module's file; a recursion with the arguments of two
+        calls being run (a parameterless one: any) twice, not deeper (its third pass reads what its second did)."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
         body = _body(routine)
-        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
-            self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
-                                   *_location(statement), self.file))
-            return
         found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
@@ -538,6 +542,12 @@ class _Calls(calls.Texts):
                 self.note_once(Finding(f"{name} is called with an argument not known before running ({reason}); it "
                                        "moves nothing: passed over, what it changes is known only while running from "
                                        "here on (its time is not in the estimate)", *_location(statement), self.file))
+        arguments = None if scope is None else self._arguments(scope)
+        if arguments is not None and sum(b is body and a == arguments
+                                         for b, a in zip(self._routines_run, self._arguments_run)) >= 2:
+            self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
+                                   *_location(statement), self.file))
+            return
         self.visited.add(key)
         first = len(self.steps)
         self._quiet += [name] if quiet else []

@@ -35,6 +35,10 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
+#: How a call of a ``LOCAL`` routine (``kind``: PROC or FUNC) that two other modules of the task declare is refused.
+LOCAL_TWICE = ("a LOCAL {kind} of two other modules of the task: which one a call runs is not followed (give one of "
+               "them another name)")
+
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
 #: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
 INT_MAX = 2 ** 23
@@ -735,6 +739,8 @@ class _Declarations:
             return self.evaluate_func(self.funcs[key], name, node, local)
         if key == "calcrobt":
             raise _Unsupported(CALC_ROBT, node)
+        if ("func", key) in self.foreign_local:
+            raise _Unsupported(f"function {name} is {LOCAL_TWICE.format(kind='FUNC')}", node)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
 
@@ -804,6 +810,9 @@ class _Declarations:
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
+        if self.load_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
+            self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
+            return
         mark = self.marks.get(key, _NO_MARK)  # type: ignore[arg-type]
         followed = mark.followed
         if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
@@ -864,7 +873,7 @@ class _Declarations:
         :data:`WRITES`; the task's, :meth:`_Flow.summary`; one found nowhere: every one), what a ``WaitUntil`` waits on."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
-            return [] if root is None else [root]
+            return [] if root is None or self.load_part(node.children[0]) else [root]
         if node.data not in ("call", "func_call") or not isinstance(node.children[0], Token):
             return []
         key = str(node.children[0]).lower()
@@ -924,6 +933,26 @@ class _Declarations:
                 steps.insert(0, target)
             target = target.children[0]
         return target.children[0] if isinstance(target, Tree) and target.data == "name" else None
+
+    def load_part(self, target: Tree | Token, local: dict[str, _Data] | None = None) -> bool:
+        """Whether ``target`` (of an assignment) is in a ``loaddata`` part of a datum (of ``local``, else of the
+        module): a tool's ``tload`` (``tTool.tload``, ``tools{2}.tload.mass``), the payload the controller's dynamics
+        use. No point reads it, and neither does the timing (a speed part does: it stays a change)."""
+        steps: list[Tree] = []
+        root = self.changed_root(target, steps)
+        key = None if root is None else str(root).lower()
+        data = None if key is None else local[key] if local and key in local else self.module_data.get(key)
+        dtype = None if data is None else data.type
+        for step in steps:
+            if dtype is None:
+                return False
+            if step.data == "index":
+                dtype = dtype[:dtype.index("{")] if dtype.endswith("}") else None
+            else:
+                dtype = dict(self.fields_of(dtype) or ()).get(str(step.children[1]).lower())
+            if dtype == "loaddata":
+                return True
+        return False
 
     # ----- the data a motion reads
     def cached(self, node, local, dtype: str):
