@@ -87,7 +87,9 @@ _TRACEBACK = "Traceback (most recent call last)"
 #: A program's file named in a message (left out when the message's names are compared with a note).
 _FILE = re.compile(r"\S+\.(?:mod|modx|prg|sys|script|urscript)\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z_\u00c0-\u00ff][A-Za-z0-9_\u00c0-\u00ff]*")
-_LINE = re.compile(r"\blines? (\d+)")
+#: A line a note or message names: "line 12", "lines 87-89" (each of them), "prog.mod:51:7" (a message's).
+_LINE = re.compile(r"\blines? (\d+)(?:\s*[-\u2013]\s*(\d+))?|\.(?:mod|modx|prg|sys|script|urscript):(\d+)",
+                   re.IGNORECASE)
 #: Words of thermocomp's messages and of both languages that say nothing about a program's data.
 _PLAIN = frozenset("""
 a an and another any as at be before by call calls cannot changed column compensate compensated construct constructs
@@ -222,8 +224,18 @@ def note_matches(stderr: str, note: str, program_text: str) -> list[str]:
     found = sorted(word for word in {w.lower() for w in _WORD.findall(message)} - _PLAIN
                    if word in program_words
                    and (word in note_words or any(len(part) >= 6 and part in note_words for part in word.split("_"))))
-    lines = sorted(set(_LINE.findall(message)) & set(_LINE.findall(note)), key=int)
+    lines = sorted(_lines(stderr) & _lines(note))
     return found + [f"line {n}" for n in lines]
+
+
+def _lines(text: str) -> set[int]:
+    """The lines ``text`` names (:data:`_LINE`); a range of at most 100 lines, each of its lines."""
+    found: set[int] = set()
+    for first, last, in_file in _LINE.findall(text):
+        start = int(first or in_file)
+        end = int(last) if last and 0 <= int(last) - start <= 100 else start
+        found.update(range(start, end + 1))
+    return found
 
 
 def names_the_note(stderr: str, note: str, program_text: str) -> bool:

@@ -130,6 +130,11 @@ _PROGRAM = "PROC main()\n  nCount := nCount + 1;\n  MoveL Offs(p10, nCount, 0, 0
         # the note's line named, its datum not: clear
         ("error: a.mod, line 3, column 9: p10 is changed at run time (line 2)", "a counter steps (line 2)",
          "refused clearly"),
+        # a line inside a range the note names ("lines 2-3"), or named as FILE:LINE:COLUMN: clear
+        ("error: a.mod, line 3, column 9: p10 is changed at run time (line 3)", "a counter steps (lines 2-3)",
+         "refused clearly"),
+        ("error: a.mod, line 5: 2 construct(s): | a.mod:2:3: p10 is changed", "a counter steps at line 2",
+         "refused clearly"),
         # a line and a datum of the program, but not the note's: another reason, to be judged
         ("error: a.mod, line 3, column 9: p10 is not declared in this module", "a counter nCount steps (line 2)",
          "refused, other reason"),
