@@ -102,3 +102,16 @@ def test_a_cycle_at_rest_after_its_first_pass_reads_without_findings(rng):
     assert prog.unsupported == ()
     want = _offs(T["a"], 3, 0, 0)
     assert np.allclose(prog.points[0].T_world_tcp, want, atol=1e-9)
+
+
+def test_a_cycle_at_rest_with_a_joint_target_is_read_again_without_a_traceback(rng):
+    """A joint target's point has joints and no pose: the two cycles are compared by their joints (a ``MoveAbsJ``
+    in a cycle that a wrapping index brings to rest was a TypeError)."""
+    main = ("    MoveAbsJ jHome, v500, fine, tGrip;\n    FOR i FROM 1 TO 2 DO\n      k := k MOD 2 + 1;\n"
+            "      MoveL Offs(a, 10 * k, 0, 0), v100, fine, tGrip;\n    ENDFOR\n")
+    decl = "  VAR num k := 0;\n  CONST jointtarget jHome := [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+    src, T = _module(load_robot("irb140"), rng, main, decl=decl)
+    prog = rapid_program_from_text(src, "cell.mod")
+    assert prog.unsupported == ()
+    assert np.allclose(prog.points[0].q, np.radians([0, 0, 0, 0, 30, 0]), atol=1e-12)
+    assert [round(float(p.T_world_tcp[0, 3] - T["a"][0, 3]) * 1000, 6) for p in prog.points[1:]] == [10.0, 20.0]

@@ -153,12 +153,20 @@ def rapid_program_from_text(text: str, path: str = "<text>",
 
 
 def _same_points(a: RobotProgram, b: RobotProgram) -> bool:
-    """Whether two readings of one module move through the same points (texts, poses and tools)."""
+    """Whether two readings of one module move through the same points: texts, poses (a joint target's joints),
+    frames and tools."""
     pa, pb = a.points, b.points
     return len(pa) == len(pb) and all(
-        (p.text.start, p.text.end, p.file) == (q.text.start, q.text.end, q.file)
-        and np.allclose(p.T_world_tcp, q.T_world_tcp, rtol=0, atol=1e-12)
-        and np.allclose(p.T_flange_tcp, q.T_flange_tcp, rtol=0, atol=1e-12) for p, q in zip(pa, pb))
+        (p.text.start, p.text.end, p.file, p.confdata) == (q.text.start, q.text.end, q.file, q.confdata)
+        and all(_same_array(getattr(p, f), getattr(q, f)) for f in ("T_world_tcp", "T_world_frame", "T_flange_tcp", "q"))
+        for p, q in zip(pa, pb))
+
+
+def _same_array(x: np.ndarray | None, y: np.ndarray | None) -> bool:
+    """Both absent, or both of one shape and equal within 1e-12."""
+    if x is None or y is None:
+        return x is y
+    return x.shape == y.shape and np.allclose(x, y, rtol=0, atol=1e-12)
 
 
 #: How many times a module is followed with more data carried from cycle to cycle changed at run time
