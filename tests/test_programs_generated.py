@@ -141,7 +141,7 @@ def _robodk_statement(draw) -> str:
     args, keys = [], set()
     for _ in range(draw(st.integers(0, 5))):
         key = draw(st.sampled_from(["", "", "a", "v", "t", "r", "e"]))
-        if key in keys:  # (a keyword given twice: the compile check's, urscript_scope, not the lane's)
+        if key in keys:  # (a keyword given twice: the compile check's, urscript._check_script, not the lane's)
             continue
         keys.add(key or "_")
         keys.discard("_")

@@ -680,20 +680,18 @@ class Flow(calls.Texts):
             raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
         return None  # (a function found nowhere: passed over, :meth:`note_found_nowhere`)
 
-    def found_nowhere(self, name: str) -> bool:
-        """Whether ``name`` is neither a function of this script nor one thermocomp knows (a URCap's)."""
-        return not (name in self.functions or name in KNOWN_CALLS)
-
     def note_found_nowhere(self, body: list) -> tuple[tuple[str, int, int, int], ...]:
-        """One note for each function found nowhere that the script calls (URScript passes arguments by value, the
-        manual's Functions: it changes none of the script's variables). Returns ``(name, 0, line, column)`` of each
-        such call the entry's ``body`` makes itself, in order (:func:`.calls.note_found_nowhere`)."""
+        """One note for each function found nowhere (neither the script's nor one thermocomp knows: a URCap's) that
+        the script calls (URScript passes arguments by value, the manual's Functions: it changes none of the script's
+        variables). Returns ``(name, 0, line, column)`` of each such call the entry's ``body`` makes itself, in order
+        (:func:`.calls.note_found_nowhere`)."""
         defined = ("func_def", "thread_def")  # (the calls the body makes, not inside a function or thread it defines)
         own = {id(c) for st in body for c in st.find_data("call")} - {
             id(c) for st in body for d in st.find_pred(lambda t: t.data in defined) for c in d.find_data("call")}
         return calls.note_found_nowhere(self.notes, [
             (str(c.children[0]), 0, *line_col(c), str(c.children[0]), id(c) in own) for c in self.tree.find_data("call")
-            if self.found_nowhere(str(c.children[0]))], lambda name, count, _, line: (
+            if str(c.children[0]) not in self.functions and str(c.children[0]) not in KNOWN_CALLS],
+            lambda name, count, _, line: (
             f"{name} is neither a function of this script nor one thermocomp knows: its {count} call(s) (the first at "
             f"line {line}) are passed over, assuming it moves nothing and changes none of the script's variables "
             "(URScript passes arguments by value); their time is not in the time estimate (a motion that reads its "
@@ -738,10 +736,10 @@ class Flow(calls.Texts):
         moved_key = (key, bool(self._exploring), depth, tuple(f.name for f in self.frames), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.read_at_call_site)
         done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
+        this = (name, span_of(call))  # (one object a call: passes._by_call tells runs apart)
         if done is not None:  # (made again from a state met before: what it did then, done again)
             changed, self.tool, self.tool_why, returned, units, added = done[1:]
             self.globals.update(changed)
-            this = (name, span_of(call))  # (one object a call: passes._by_call tells runs apart)
             for step, where in added:
                 step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
                 if where is not None or scope:
@@ -759,7 +757,6 @@ class Flow(calls.Texts):
             if not all(v is returned or v == returned for *_, v in frame.exits):
                 returned = None
         added = self.steps[first:]
-        this = (name, span_of(call))  # (one object a call: passes._by_call tells runs apart)
         for step in added if scope else ():  # the outermost call with arguments is the one named
             self._in_call[id(step)] = this
         if self._mark()[1:-1] == mark[1:-1] and not (added and (summary.stands or summary.elements) or summary.cyclic):

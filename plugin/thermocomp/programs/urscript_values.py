@@ -418,7 +418,7 @@ class Values:
                              "target there, not the one written, and may decide otherwise", where)
         self._stood = (self._stood[0] + 1, line)
 
-    # ----- expressions: each rule of urscript.lark by its method ``_value_<rule>`` (the table _RULES)
+    # ----- expressions: each rule of urscript.lark by its entry in the table _RULES
     def evaluate(self, node, local: dict):
         """The value of the expression ``node`` known before running (a float, bool, str, list, :class:`Pose` or
         :class:`Record`); Unsupported, locating what is not."""
@@ -454,16 +454,6 @@ class Values:
             raise self.error(f"number {node.children[0]!s} is out of range (beyond a double)", node)
         return value
 
-    def _value_string(self, node: Tree, local: dict) -> str:
-        return str(node.children[0])[1:-1]
-
-    def _value_name(self, node: Tree, local: dict):
-        return self.lookup(node.children[0], local).value
-
-    def _value_signed(self, node: Tree, local: dict) -> float:
-        value = self.number(node.children[1], local)
-        return -value if str(node.children[0]) == "-" else value
-
     def _value_pose(self, node: Tree, local: dict) -> Pose:
         values = [self.number(c, local) for c in node.children[1:]]
         if len(values) != 6:
@@ -474,9 +464,6 @@ class Values:
                              f"{MAX_POSE_VALUE:g} m or rad)", node)
         return Pose(tuple(values))
 
-    def _value_list(self, node: Tree, local: dict) -> list:
-        return [self.evaluate(c, local) for c in node.children]
-
     def _value_comparison(self, node: Tree, local: dict) -> bool:
         left, op, right = node.children
         if str(op) not in ("==", "!="):
@@ -486,18 +473,11 @@ class Values:
             raise Unsupported("a comparison of values of different kinds", node)
         return COMPARE[str(op)](a, b)
 
-    def _value_and_expr(self, node: Tree, local: dict) -> bool:  # (also ``or``, ``xor``, ``not``: every operand read)
-        return LOGIC[node.data]([self.condition(c, local) for c in node.children])
-
-    _value_or_expr = _value_xor_expr = _value_not_ = _value_and_expr
-
     def _value_sum(self, node: Tree, local: dict):  # (also a product: ``a * b / c % d``)
         value = self._expect(node.children[0], local, _numeric, "a number")
         for op, operand in zip(node.children[1::2], node.children[2::2]):
             value = _arithmetic(value, str(op), self._expect(operand, local, _numeric, "a number"), operand)
         return value
-
-    _value_product = _value_sum
 
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
@@ -525,8 +505,6 @@ class Values:
         s = span_of(node)
         text = " ".join(self.text[s.start:s.end].split())
         raise Unsupported(f"{text} is a value known only while running", node, f"the value of {text}")
-
-    _value_run_stmt = _value_method  # (``run T()``: a thread's handle)
 
     def _value_call(self, node: Tree, local: dict):
         """A call's value: the manual's functions of known values (:data:`BUILTINS`), ``struct``, where the robot
@@ -629,5 +607,18 @@ class Values:
         return Binding(value, None, param)
 
 
-#: The rules of expressions (urscript.lark) -> the method that evaluates them (:meth:`Values.evaluate`).
-_RULES = {name.removeprefix("_value_"): method for name, method in vars(Values).items() if name.startswith("_value_")}
+#: The rules of expressions (urscript.lark) -> what evaluates them (:meth:`Values.evaluate`): a method
+#: ``_value_<rule>`` of :class:`Values`, or one of these.
+_RULES = {
+    **{name.removeprefix("_value_"): method for name, method in vars(Values).items() if name.startswith("_value_")},
+    "string": lambda self, node, local: str(node.children[0])[1:-1],
+    "name": lambda self, node, local: self.lookup(node.children[0], local).value,
+    "signed": lambda self, node, local: (operator.neg if str(node.children[0]) == "-" else operator.pos)(
+        self.number(node.children[1], local)),
+    "list": lambda self, node, local: [self.evaluate(c, local) for c in node.children],
+    "product": Values._value_sum,
+    "run_stmt": Values._value_method,  # (``run T()``: a thread's handle)
+    # (``and``, ``or``, ``xor``, ``not``: every operand read)
+    **dict.fromkeys(("and_expr", "or_expr", "xor_expr", "not_"),
+                    lambda self, node, local: LOGIC[node.data]([self.condition(c, local) for c in node.children])),
+}
