@@ -87,7 +87,7 @@ def test_a_call_whose_argument_reads_a_for_counter_sets_its_index_from_it(tmp_pa
     prog = read_program(path)
     assert not prog.unsupported and prog.extra["per_call"]
     note = next(n.message for n in prog.notes if "differ from call to call" in n.message)
-    assert "one entry a pass, its index read from the loop's counter" in note
+    assert "one entry a pass, its index computed from the counters known at the call" in note
     out = tmp_path / "cell_out.mod"
     table, _ = _zero_then_warm("irb140", path, out, rng)
     written = out.read_text()
@@ -184,6 +184,6 @@ def test_timed_a_call_in_a_loop_followed_once_and_repeated_is_refused_saying_why
     with pytest.raises(InputError) as info:
         _timed(tmp_path, rng, body)
     message = str(info.value)
-    assert "runs MoveJ" in message and "3 times" in message and "no FOR counter" in message
+    assert "runs MoveJ" in message and "3 times" in message and "no counter known at the call" in message
     assert "--at-minute" in message and info.value.row == _line((tmp_path / "cell.mod").read_text(), "Pick a;")
     assert not (tmp_path / "cell_out.mod").exists()

@@ -210,8 +210,8 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     for key in taken:
         indexed = why[key] if key in by_call else None
         if indexed and any(terms for _, _, terms in slots[key]):
-            indexed += "; a call in a FOR loop whose passes need different targets: one entry a pass, its index read " \
-                       "from the loop's counter"
+            indexed += "; a call in a loop whose passes need different targets: one entry a pass, its index " \
+                       "computed from the counters known at the call"
         loop = tuple(dict.fromkeys(by_call[key])) if indexed else per_pass[key]  # (indexed: each call once)
         loops.setdefault((loop, indexed) if indexed else id(loop), (loop, indexed, set()))[2].add(
             at(*runs[key][0])[1])
@@ -267,9 +267,9 @@ def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[in
 def _slots(called: tuple[calls.Call, ...], runs_of_calls: dict[int, tuple]) -> tuple[tuple[int, int, tuple], ...]:
     """Each run's ``(at, slot, terms)`` of a table indexed by its calls ``called`` (:func:`_by_call`): ``at`` where its
     call statement sets the index (the task-wide offset, ``file << 40`` added), ``slot`` its pass among the statement's
-    (0 where the FOR counters around it, ``runs_of_calls``, do not tell its runs apart), ``terms`` how the program
-    computes the slot: ``(counter, first value, step, stride)`` of each counter whose value differs between its runs,
-    outer loops first (``slot = sum((counter - first) DIV step * stride)``; none: one slot)."""
+    (0 where the counters known at the call, ``runs_of_calls``, do not tell its runs apart), ``terms`` how the program
+    computes the slot: ``(counter, least value, step, stride)`` of each counter whose whole values differ between its
+    runs, outer loops first (``slot = sum((counter - least) DIV step * stride)``; none: one slot)."""
     runs = []  # each run: where its statement sets the index, its counters
     for call in called:
         default = (None, ((call[2] if len(call) > 2 else 0) << 40) + call[1].start, ())
@@ -510,9 +510,9 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[in
     """The entries of a table indexed by its calls (the texts ``values`` of its runs ``idx``, whose calls are
     ``called``: ``(at, slot, terms)`` each, :func:`_slots`) and its layout, ``(at, terms, count)`` of each call
     statement in the order they first run: its runs' value, one entry (``terms`` none), where they need one; else
-    one entry a slot (its pass of the FOR loops around it, ``count`` slots; a slot no run takes holds the call's first
+    one entry a slot (its pass, from the counters known at the call, ``count`` slots; a slot no run takes holds its first
     value, never read). Refused where runs of one slot need different values (a time law: the runs of a call in a
-    loop at different minutes, the FOR counters around it not telling them apart)."""
+    loop at different minutes, no counter known at the call telling them apart)."""
     if len(called) != len(idx):
         raise AssertionError(f"expected a call for each of the {len(idx)} runs of a table, got {len(called)}")
     sites: dict[int, list[tuple[int, int, tuple]]] = {}  # each call statement: its runs (point, slot, terms)
@@ -529,15 +529,16 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[in
             if not terms or by_slot.setdefault(slot, values[i]) != values[i]:
                 run = prog.columns.run
                 row = run.row_of_points()[i]
-                counters = (f"the FOR counters around it ({', '.join(name for name, *_ in terms)}) do not tell them "
-                            "apart" if terms else "no FOR counter of the routine making the call tells them apart")
+                counters = (f"the counters known at the call ({', '.join(name for name, *_ in terms)}) do not tell "
+                            "them apart" if terms else "no counter known at the call tells them apart")
                 raise InputError(f"the call here runs {run.instruction[row]} at line {int(run.statement[row, 2])} "
                                  f"{len(runs)} times, and its runs need different corrections (each at its own "
-                                 f"minute): one entry a call cannot hold them, {counters} (a FOR loop whose body "
-                                 "reads its counter gives one entry a pass; a loop whose body does not is followed "
-                                 "once and repeated), and the order of the calls is known only while running; "
-                                 "compensate for one minute instead (--at-minute)", path=prog.path,
-                                 row=prog.text.count("\n", 0, at) + 1)
+                                 f"minute): one entry a call cannot hold them, and {counters} (one entry a pass is "
+                                 "indexed by a FOR counter of the call's routine or a number its arguments read; a "
+                                 "FOR loop whose body does not read its counter is followed once and repeated, and a "
+                                 "loop in a routine calling this one is not seen from the call), and the order of the "
+                                 "calls is known only while running; compensate for one minute instead (--at-minute)",
+                                 path=prog.path, row=prog.text.count("\n", 0, at) + 1)
         count = max(by_slot) + 1
         entries += [by_slot.get(slot, values[runs[0][0]]) for slot in range(count)]
         layout.append((at, runs[0][2], count))
@@ -545,8 +546,8 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[in
 
 
 def _index_text(base: int, terms: tuple[tuple[str, int, int, int], ...], rapid: bool) -> str:
-    """The index a call statement sets: ``base``, its first entry, plus its slot computed from the FOR counters
-    ``terms`` (``(counter, first value, step, stride)`` each, :func:`_slots`; RAPID's ``DIV``, URScript's
+    """The index a call statement sets: ``base``, its first entry, plus its slot computed from the counters
+    ``terms`` (``(counter, least value, step, stride)`` each, :func:`_slots`; RAPID's ``DIV``, URScript's
     ``floor``)."""
     parts, constant = [], base
     for name, first, step, stride in terms:
