@@ -55,24 +55,27 @@ def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
     return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file[points] == run.file[rows])
 
 
-def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
+def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> None:
     """Record in ``per_pass`` (text ``(start, end)`` -> a tuple of the calls that run it, :data:`.calls.Call` each in
     the order they run; texts run by the same calls share one) the texts at their motions that the calls of their
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
-    each, walked call by call as a loop's pass by pass. A run of such a text whose point stands elsewhere (a
-    declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps``: the table holds
-    every run."""
+    each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
+    elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
+    in ``in_call`` and ``beside``, the ids of a thread's steps, too): the table holds every run."""
     frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
-    moved: dict[int, tuple[MotionRun, MotionRun]] = {}  # a step's id: it, and it with the points below moved
-    for k, step in enumerate(steps if tabled else ()):  # a point whose motion reads such a text but whose own text
-        if isinstance(step, MotionRun) and id(step) in in_call:  # stands elsewhere (a declaration passed in): at
-            if id(step) not in moved:  # the motion too, its call's entry of the table (every run of the text)
-                at = (step.file[step.row_of_points()] << 40)[:, None] + step.argument[:, :2]
-                hit = np.array([key in tabled for key in map(tuple, at.tolist())], dtype=bool)
-                moved[id(step)] = step, step.with_text_at_argument(hit & np.any(step.text != step.argument, axis=1))
-            steps[k] = moved[id(step)][1]
-            in_call[id(steps[k])] = in_call[id(step)]
+    moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
+    for k, step in enumerate(steps if tabled else ()):
+        if isinstance(step, MotionRun) and id(step) not in moved and id(step) in in_call:
+            at = (step.file[step.row_of_points()] << 40)[:, None] + step.argument[:, :2]
+            hit = np.array([key in tabled for key in map(tuple, at.tolist())], dtype=bool)
+            moved[id(step)] = new = step.with_text_at_argument(hit & np.any(step.text != step.argument, axis=1))
+            if new is not step:  # (the old step goes: its id may be another's later)
+                in_call[id(new)] = in_call.pop(id(step))
+                if id(step) in beside:
+                    beside.discard(id(step))
+                    beside.add(id(new))
+        steps[k] = moved.get(id(step), step)
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
     for step in steps if frozen else ():  # advances at the motion, after they are read: no table, they clash
@@ -145,7 +148,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
     group of calls to ``walker.notes``.
     """
-    take_calls(walker.steps, walker._in_call, walker.per_pass)
+    take_calls(walker.steps, walker._in_call, walker.per_pass, getattr(walker, "beside", set()))
     if not walker.per_pass:
         return frozenset(), {}
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
