@@ -8,8 +8,9 @@ program. Each call's argument is known before the program runs; only whether (an
 known only while running. Each call is compensated, and the text the calls share is written as a table of one entry a
 call, its index set before each call (:func:`thermocomp.programs.passes.settle`). A zero table gives the program back
 byte for byte; the written program, read back along a path the controller may take (the input on, or off) and through
-the deformed model's FK, reaches each call's programmed poses. A call whose own runs need different targets (its
-argument differs from pass to pass) stays refused, naming the argument and the call's line.
+the deformed model's FK, reaches each call's programmed poses. A URScript call whose own runs need different targets
+(its argument differs from pass to pass) stays refused, naming the argument and the call's line (RAPID's FOR loops,
+compact IFs and --timed: test_programs_callsites2.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from test_programs_rapid_cell import ZERO, _reached
 from thermocomp import deformed_model, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
-from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.ik import solve_ik
 from thermocomp.programs import ProgramOptions, RapidOptions, read_program
@@ -83,27 +83,6 @@ def test_rapid_calls_under_conditions_are_compensated_call_by_call(tmp_path, rng
         want = np.stack(_lifted(T, names))
         assert len(reached) == len(want)
         assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < TOLERANCE
-
-
-def test_a_rapid_call_whose_argument_differs_from_pass_to_pass_is_refused_naming_it(tmp_path, rng):
-    decl = "  VAR robtarget pts{2};\n"
-    body = ("    pts{1} := a;\n    pts{2} := c;\n    FOR i FROM 1 TO 2 DO\n      Pick pts{i};\n    ENDFOR\n"
-            f"    IF {INPUT} THEN\n      Pick b;\n    ENDIF\n")
-    src, _, path = _rapid(tmp_path, rng, body, decl=decl)
-    refusal = [f for f in read_program(path).unsupported if f.line == _line(src, "MoveJ Offs(p")]
-    assert len(refusal) == 1
-    assert f"the call of Pick at line {_line(src, 'Pick pts{i};')} passes pts{{i}}" in refusal[0].message
-    with pytest.raises(InputError, match=r"passes pts\{i\}"):
-        run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
-    assert not (tmp_path / "out.mod").exists()
-
-
-def test_a_rapid_call_in_a_compact_if_is_refused_naming_its_line(tmp_path, rng):
-    src, _, path = _rapid(tmp_path, rng, f"    Pick a;\n    IF {INPUT} Pick b;\n")
-    with pytest.raises(InputError, match="compact IF") as info:
-        run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
-    assert info.value.row == _line(src, "IF DInput")
-    assert not (tmp_path / "out.mod").exists()
 
 
 def test_rapid_calls_in_one_module_of_a_routine_in_another(tmp_path, rng):

@@ -300,18 +300,20 @@ def test_relative_waypoints_the_file_does_not_fix_are_refused_naming_line_and_wh
 
 def test_passes_both_before_the_production_loop_and_in_it_are_refused(tmp_path, rng):
     """``WHILE TRUE`` ending main repeats its body every cycle; what stands before it runs once: one table walked by
-    one counter cannot serve a motion run in both."""
+    one counter cannot serve a motion run in both. (The routine called with the counter, ``lift k;``, is compensated:
+    each call sets its index from the counter, tests/test_programs_callsites2.py.)"""
     chain = load_robot("irb140")
-    main = ("    FOR k FROM 1 TO 2 DO\n      lift k;\n    ENDFOR\n"
-            "    WHILE TRUE DO\n      FOR k FROM 1 TO 3 DO\n        lift k;\n      ENDFOR\n    ENDWHILE\n")
-    src, _ = _module(chain, rng, main, "  PROC lift(num n)\n    MoveL Offs(b, 0, 0, 5 * n), v100, fine, tGrip;\n"
-                                       "  ENDPROC\n")
+    main = ("    FOR k FROM 1 TO 2 DO\n      nLift := k;\n      lift;\n    ENDFOR\n"
+            "    WHILE TRUE DO\n      FOR k FROM 1 TO 3 DO\n        nLift := k;\n        lift;\n      ENDFOR\n"
+            "    ENDWHILE\n")
+    src, _ = _module(chain, rng, main, "  PROC lift()\n    MoveL Offs(b, 0, 0, 5 * nLift), v100, fine, tGrip;\n"
+                                       "  ENDPROC\n", decl="  VAR num nLift := 0;\n")
     path = tmp_path / "cell.mod"
     path.write_text(src)
     prog = read_program(path)
-    line = src.splitlines().index("    MoveL Offs(b, 0, 0, 5 * n), v100, fine, tGrip;") + 1
+    line = src.splitlines().index("    MoveL Offs(b, 0, 0, 5 * nLift), v100, fine, tGrip;") + 1
     assert [(f.line, "both before the loop" in f.message) for f in prog.unsupported] == [(line, True)]
-    only_in = src.replace("    FOR k FROM 1 TO 2 DO\n      lift k;\n    ENDFOR\n", "")
+    only_in = src.replace("    FOR k FROM 1 TO 2 DO\n      nLift := k;\n      lift;\n    ENDFOR\n", "")
     path.write_text(only_in)
     taken = read_program(path)
     assert not taken.unsupported and len(taken.extra["per_pass"]) == 1 and len(taken.motions) == 3

@@ -42,17 +42,27 @@ def _motion_of_point(run: MotionRun, i: int) -> Motion:
 
 
 def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call],
-             tabled: Collection[tuple[int, int]] = ()) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
-    """Texts written inside routines that two calls need differently (target or tool), and (motion, later call)
-    for each clash; a text ``tabled`` (written as a table, one entry a run: :mod:`.passes`) never clashes."""
-    def own_points():  # (a text written in its declaration is the caller's)
-        for old, new in zip(run, steps):
-            if id(old) in in_call and isinstance(new, MotionRun):
-                own = np.all(new.text == new.argument, axis=1).tolist()
-                for i, (key, target) in enumerate(new.targets()):
-                    if own[i] and key not in tabled:
-                        tool = new.frames[new.frame[i]][1]
-                        yield key, np.concatenate([np.ravel(target), np.ravel(tool)]), (new, i, in_call[id(old)])
+             tabled: Collection[tuple[int, int]] = (), passed_in: bool = False
+             ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
+    """Texts written inside routines that two calls need differently (target or tool; ``passed_in``: a run whose
+    point stands in a declaration passed in runs the text at its motion too where another call's point is written
+    there, :func:`.passes.take_calls`), and (motion, later call) for each clash; a text ``tabled`` (written as a
+    table, one entry a run: :mod:`.passes`) never clashes."""
+    called = [(old, new) for old, new in zip(run, steps) if id(old) in in_call and isinstance(new, MotionRun)]
+    own = {id(new): np.all(new.text == new.argument, axis=1).tolist() for _, new in called}
+    at_motion = {key for _, new in called for key, mine in zip(new.text_keys(), own[id(new)]) if mine and passed_in}
+
+    def own_points():  # (a text written in its declaration is the caller's, unless another call runs the motion's
+        for old, new in called:  # own text there: a declaration passed by name beside an element, Pick pts{i})
+            mine = own[id(new)]
+            arguments = ((new.file[new.row_of_points()] << 40)[:, None] + new.argument[:, :2]).tolist() \
+                if at_motion and not all(mine) else None
+            for i, (key, target) in enumerate(new.targets()):
+                if not mine[i] and (arguments is None or (key := tuple(arguments[i])) not in at_motion):
+                    continue
+                if key not in tabled:
+                    tool = new.frames[new.frame[i]][1]
+                    yield key, np.concatenate([np.ravel(target), np.ravel(tool)]), (new, i, in_call[id(old)])
 
     found = _differing(own_points())
     return {key for key, _ in found}, [(_motion_of_point(new, i), call) for _, (new, i, call) in found]

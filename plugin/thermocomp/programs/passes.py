@@ -55,12 +55,27 @@ def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
     return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file[points] == run.file[rows])
 
 
-def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
+def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> None:
     """Record in ``per_pass`` (text ``(start, end)`` -> a tuple of the calls that run it, :data:`.calls.Call` each in
     the order they run; texts run by the same calls share one) the texts at their motions that the calls of their
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
-    each, walked call by call as a loop's pass by pass."""
-    frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
+    each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
+    elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
+    in ``in_call`` and ``beside``, the ids of a thread's steps, too): the table holds every run."""
+    frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
+    tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
+    moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
+    for k, step in enumerate(steps if tabled else ()):
+        if isinstance(step, MotionRun) and id(step) not in moved and id(step) in in_call:
+            at = (step.file[step.row_of_points()] << 40)[:, None] + step.argument[:, :2]
+            hit = np.array([key in tabled for key in map(tuple, at.tolist())], dtype=bool)
+            moved[id(step)] = new = step.with_text_at_argument(hit & np.any(step.text != step.argument, axis=1))
+            if new is not step:  # (the old step goes: its id may be another's later)
+                in_call[id(new)] = in_call.pop(id(step))
+                if id(step) in beside:
+                    beside.discard(id(step))
+                    beside.add(id(new))
+        steps[k] = moved.get(id(step), step)
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
     for step in steps if frozen else ():  # advances at the motion, after they are read: no table, they clash
@@ -133,9 +148,11 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
     group of calls to ``walker.notes``.
     """
-    take_calls(walker.steps, walker._in_call, walker.per_pass)
+    take_calls(walker.steps, walker._in_call, walker.per_pass, getattr(walker, "beside", set()))
     if not walker.per_pass:
         return frozenset(), {}
+    runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
+    compact = getattr(walker, "compact_if_statements", frozenset())  # (RAPID: (file, start) each)
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
     runs: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # each run of the text: (step, motion row, point)
     for k, step in enumerate(steps):
@@ -151,6 +168,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     refused: list[Finding] = []
     bad = set()
     by_call: dict[tuple[int, int], tuple[calls.Call, ...]] = {}  # the texts indexed by their calls: each run's call
+    slots: dict[tuple[int, int], tuple] = {}  # and its slot (:func:`_slots`)
     why: dict[tuple[int, int], str] = {}  # and why a counter walking the cycle's order could not
     left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for key, motions in runs.items():
@@ -168,13 +186,16 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
         elif len(motions) > MAX_PASSES:
             message = (f"{differs} in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
+        elif any((int(steps[k].file[row]), int(steps[k].statement[row, 0])) in compact for k, row, _ in motions):
+            message = (f"{differs} and it is the statement of a compact IF: no statement can be written before it to "
+                       "advance its pass counter (write the IF with THEN ... ENDIF)")
         else:
             continue
         beside = getattr(walker, "beside", ())  # (a thread's steps: its calls may set an index as the program's do)
         called, differing = (None, None) if key not in why or any(id(steps[k]) in beside for k, _, _ in motions) \
-            else _by_call(steps, walker._in_call, motions)
+            else _by_call(steps, walker._in_call, motions, runs_of_calls)
         if called is not None:
-            by_call[key] = called
+            by_call[key], slots[key] = tuple(walker._in_call[id(steps[k])] for k, _, _ in motions), called
             continue
         if differing is not None:
             name, where, *_ = differing
@@ -191,6 +212,9 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     loops: dict[object, tuple[object, str | None, set[int]]] = {}  # each loop, or calls: why indexed by call, lines
     for key in taken:
         indexed = why[key] if key in by_call else None
+        if indexed and any(terms for _, _, terms in slots[key]):
+            indexed += "; a call in a loop whose passes need different targets: one entry a pass, its index " \
+                       "computed from the counters known at the call"
         loop = tuple(dict.fromkeys(by_call[key])) if indexed else per_pass[key]  # (indexed: each call once)
         loops.setdefault((loop, indexed) if indexed else id(loop), (loop, indexed, set()))[2].add(
             at(*runs[key][0])[1])
@@ -217,31 +241,58 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     walker.steps[:] = calls.without(steps, left)
     walker.unsupported.extend(refused)
     walker.notes.extend(notes)
-    return taken, {key: tuple(((call[2] if len(call) > 2 else 0) << 40) + call[1].start for call in called)
-                   for key, called in by_call.items()}
+    return taken, slots
 
 
-def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[int, int, int]]
-             ) -> tuple[tuple[calls.Call, ...] | None, calls.Call | None]:
-    """The call with arguments that runs each of ``motions`` (``(step, motion row, point)`` each, the runs of one
-    text), where every call statement runs the text with one target and tool each time; else None, and the first
+def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[int, int, int]],
+             runs_of_calls: dict[int, tuple]) -> tuple[tuple[tuple[int, int, tuple], ...] | None, calls.Call | None]:
+    """Each run's call (its :func:`_slots`) of ``motions`` (``(step, motion row, point)`` each, the runs of one text),
+    where every call with arguments that runs them runs the text with one target and tool each time, or each pass of
+    the FOR loops around it (``runs_of_calls``: :meth:`.rapid_calls._Calls._call_index`); else None, and the first
     call statement that runs it with another on another run (None: a run stands in no such call, or one run of a call
     runs the text with several targets: a loop inside the routine)."""
-    first: dict[tuple, tuple] = {}  # each call statement: its first run's target, tool and call (one a run of it)
-    called = []
-    for k, _, i in motions:
-        step, call = steps[k], in_call.get(id(steps[k]))
-        if call is None:
-            return None, None
+    called = [in_call.get(id(steps[k])) for k, _, _ in motions]
+    if None in called:
+        return None, None
+    slots = _slots(tuple(called), runs_of_calls)
+    first: dict[tuple, tuple] = {}  # each call statement and slot: its first run's target, tool and call
+    for (k, _, i), call, (at, slot, _) in zip(motions, called, slots):
+        step = steps[k]
         q_len = int(step.q_len[i])
         target = step.q[i, :q_len] if q_len else step.T_world_tcp[i]
         tool = step.frames[step.frame[i]][1]
-        site = (call[1].start, *call[2:])
-        seen = first.setdefault(site, (target, tool, call))
+        seen = first.setdefault((at, slot), (target, tool, call))
         if not (np.array_equal(seen[0], target) and np.array_equal(seen[1], tool)):
             return None, None if seen[2] is call else call
-        called.append(call)
-    return tuple(called), None
+    return slots, None
+
+
+def _slots(called: tuple[calls.Call, ...], runs_of_calls: dict[int, tuple]) -> tuple[tuple[int, int, tuple], ...]:
+    """Each run's ``(at, slot, terms)`` of a table indexed by its calls ``called`` (:func:`_by_call`): ``at`` where its
+    call statement sets the index (the task-wide offset, ``file << 40`` added), ``slot`` its pass among the statement's
+    (0 where the counters known at the call, ``runs_of_calls``, do not tell its runs apart), ``terms`` how the program
+    computes the slot: ``(counter, least value, step, stride)`` of each counter whose whole values differ between its
+    runs, outer loops first (``slot = sum((counter - least) DIV step * stride)``; none: one slot)."""
+    runs = []  # each run: where its statement sets the index, its counters
+    for call in called:
+        default = (None, ((call[2] if len(call) > 2 else 0) << 40) + call[1].start, ())
+        runs.append(runs_of_calls.get(id(call), default)[1:])
+    terms_of: dict[int, tuple] = {}
+    for at in dict.fromkeys(at for at, _ in runs):
+        counters = [dict(counters) for a, counters in runs if a == at]
+        spans = []  # each counter whose whole values differ: its name, least value, step between its values, how many
+        for name in counters[0]:
+            values = np.array([run.get(name, np.nan) for run in counters], dtype=float)
+            if np.ptp(values) > 0 and np.array_equal(values, np.round(values)):  # (NaN: not known on every run)
+                column = values.astype(np.int64)
+                step = int(np.gcd.reduce(column - column.min()))
+                spans.append((name, int(column.min()), step, int(column.max() - column.min()) // step + 1))
+        strides = np.cumprod([1] + [n for *_, n in spans[:0:-1]])[::-1].tolist() if spans else []
+        fits = bool(spans) and strides[0] * spans[0][3] <= MAX_PASSES
+        terms_of[at] = tuple((name, first, step, stride) for (name, first, step, _), stride
+                             in zip(spans, strides)) if fits else ()
+    return tuple((at, sum((int(dict(counters)[name]) - first) // step * stride
+                          for name, first, step, stride in terms_of[at]), terms_of[at]) for at, counters in runs)
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -259,12 +310,12 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
 
 def calls_of_points(prog: RobotProgram) -> dict[int, int]:
     """Each point of a table indexed by its calls (:func:`settle`; ``RobotProgram.extra["per_call"]``): its call
-    (the task-wide offset of its statement)."""
+    (the task-wide offset where its statement sets the index)."""
     by_call = prog.extra.get("per_call") or {}
     if not by_call:
         return {}
     found = groups(prog)
-    return {i: at for key, called in by_call.items() for i, at in zip(found[key].tolist(), called)}
+    return {i: at for key, called in by_call.items() for i, (at, _, _) in zip(found[key].tolist(), called)}
 
 
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
@@ -318,28 +369,28 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             motions[start].add(s_key)
             entries = [values[i] for i in idx.tolist()]
             called = by_call.get(key)
-            if called is not None:  # (one entry a call, set before it: :func:`settle`)
-                entries = _entries_by_call(prog, idx, called, values)
-                s_key = tuple(dict.fromkeys(called))
+            if called is not None:  # (one entry a call, or a pass of a call: :func:`settle`, set before it)
+                entries, s_key = _entries_by_call(prog, idx, called, values)
                 indexed.add(start)
             if s_key not in counters:
                 counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
-                scope = "LOCAL " if called is None or {_file_start(text, at) for at in s_key} == {start} else ""
+                scope = "LOCAL " if called is None or {_file_start(text, at) for at, _, _ in s_key} == {start} else ""
                 declarations[start].append(f"  {scope}VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
                 if called is None:
                     edits.append(_before(prog, s_key[0], [f"{counter} := {counter} MOD {len(idx)} + 1;" if rapid else
-                                                          f"{counter} = ({counter} + 1) % {len(idx)}"],
-                                         "the motion target here differs from pass to pass and the motion"))
-                for k, at in enumerate(s_key if called is not None else ()):
-                    at_calls[at].append(f"{counter} := {k + 1};" if rapid else f"{counter} = {k}")
+                                                          f"{counter} = ({counter} + 1) % {len(idx)}"]))
+                base = int(rapid)  # (RAPID counts from 1, URScript from 0)
+                for at, terms, count in s_key if called is not None else ():
+                    index = _index_text(base, terms, rapid)
+                    at_calls[at].append(f"{counter} := {index};" if rapid else f"{counter} = {index}")
+                    base += count
             name = _free_name(text, f"{table_name}{number}", rapid)
             declarations[start].append(w.table_declaration(prog, name, bool(is_joint[idx[0]]), entries, ", "))
             lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
         for i in idx.tolist():
             values[i] = lookup
     for at, statements in at_calls.items():
-        edits.append(_before(prog, at, statements, "the call here sets the index of a table of corrected targets, "
-                             "one entry a call (docs/programs.md, \"Calls under conditions\"), and the call", call=True))
+        edits.append(_before(prog, at, statements, call=True))
     notes = list(dict.fromkeys(notes))
     for start, lines in declarations.items():
         note = (f"thermocomp: {len(motions[start])} motion(s) whose target differs from pass to pass, each a table of "
@@ -439,45 +490,77 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
     ])]
 
 
-def _before(prog: RobotProgram, start: int, statements: list[str], what: str, *, call: bool = False) -> w.Edit:
+def _before(prog: RobotProgram, start: int, statements: list[str], *, call: bool = False) -> w.Edit:
     """The ``statements`` written before the statement at ``start`` (a motion advancing its table's counter; a
     ``call`` setting its tables' indices): each on a line of its own with that statement's indentation, or before it
-    on its line; refused after a RAPID compact ``IF`` and before a URScript call that does not start its line (it may
-    be part of an expression), ``what`` saying what stands there."""
+    on its line; refused before a URScript call that does not start its line (it may be part of an expression). (A
+    RAPID compact ``IF``'s statement: a motion there is refused by the reader, :func:`settle`; a call's index is set
+    before the ``IF``.)"""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
-    rapid = prog.language == "rapid"
     if not before.strip():
         return w.Edit(line_start, line_start, "".join(f"{before}{statement}{prog.newline}" for statement in statements))
-    line = text.count("\n", 0, start) + 1
-    if rapid and re.search(r"\bIF\b", before, flags=re.IGNORECASE):
-        raise InputError(f"{what} is the statement of a compact IF: no statement can be written before it (write the "
-                         "IF with THEN ... ENDIF)", path=prog.path, row=line)
-    if call and not rapid:
-        raise InputError(f"{what} does not start its line: no statement can be written before it", path=prog.path,
-                         row=line)
+    if call and prog.language != "rapid":
+        raise InputError("the call here sets the index of a table of corrected targets, one entry a call "
+                         "(docs/programs.md, \"Calls under conditions\"), and the call does not start its line: no "
+                         "statement can be written before it", path=prog.path, row=text.count("\n", 0, start) + 1)
     return w.Edit(start, start, "".join(f"{statement} " for statement in statements))
 
 
-def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[int, ...], values: list[str | None]
-                     ) -> list[str | None]:
-    """The entries of a table indexed by its calls: each call's value (the text of each of its runs ``idx``, whose
-    calls are ``called``, in the order they first run); refused where a call's runs need different values (a time
-    law: the runs of a call in a loop at different minutes)."""
+def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[int, int, tuple], ...],
+                     values: list[str | None]) -> tuple[list[str | None], tuple[tuple[int, tuple, int], ...]]:
+    """The entries of a table indexed by its calls (the texts ``values`` of its runs ``idx``, whose calls are
+    ``called``: ``(at, slot, terms)`` each, :func:`_slots`) and its layout, ``(at, terms, count)`` of each call
+    statement in the order they first run: its runs' value, one entry (``terms`` none), where they need one; else
+    one entry a slot (its pass, from the counters known at the call, ``count`` slots; a slot no run takes holds its first
+    value, never read). Refused where runs of one slot need different values (a time law: the runs of a call in a
+    loop at different minutes, no counter known at the call telling them apart)."""
     if len(called) != len(idx):
         raise AssertionError(f"expected a call for each of the {len(idx)} runs of a table, got {len(called)}")
-    entries: dict[int, str | None] = {}
-    for i, at in zip(idx.tolist(), called):
-        if entries.setdefault(at, values[i]) != values[i]:
-            run = prog.columns.run
-            line = prog.text.count("\n", 0, at) + 1
-            row = run.row_of_points()[i]
-            raise InputError(f"the call here runs {run.instruction[row]} at line {int(run.statement[row, 2])} more "
-                             "than once, and its runs need different corrections (a loop around the call, each pass at "
-                             "its own minute): one entry a call cannot hold them, and the order of the calls is known "
-                             "only while running; compensate for one minute instead (--at-minute)", path=prog.path, row=line)
-    return list(entries.values())
+    sites: dict[int, list[tuple[int, int, tuple]]] = {}  # each call statement: its runs (point, slot, terms)
+    for i, (at, slot, terms) in zip(idx.tolist(), called):
+        sites.setdefault(at, []).append((i, slot, terms))
+    entries, layout = [], []
+    for at, runs in sites.items():
+        if len({values[i] for i, _, _ in runs}) == 1:
+            entries.append(values[runs[0][0]])
+            layout.append((at, (), 1))
+            continue
+        by_slot: dict[int, str | None] = {}
+        for i, slot, terms in runs:
+            if not terms or by_slot.setdefault(slot, values[i]) != values[i]:
+                run = prog.columns.run
+                row = run.row_of_points()[i]
+                counters = (f"the counters known at the call ({', '.join(name for name, *_ in terms)}) do not tell "
+                            "them apart" if terms else "no counter known at the call tells them apart")
+                raise InputError(f"the call here runs {run.instruction[row]} at line {int(run.statement[row, 2])} "
+                                 f"{len(runs)} times, and its runs need different corrections (each at its own "
+                                 f"minute): one entry a call cannot hold them, and {counters} (one entry a pass is "
+                                 "indexed by a FOR counter of the call's routine or a number its arguments read; a "
+                                 "FOR loop whose body does not read its counter is followed once and repeated, and a "
+                                 "loop in a routine calling this one is not seen from the call), and the order of the "
+                                 "calls is known only while running; compensate for one minute instead (--at-minute)",
+                                 path=prog.path, row=prog.text.count("\n", 0, at) + 1)
+        count = max(by_slot) + 1
+        entries += [by_slot.get(slot, values[runs[0][0]]) for slot in range(count)]
+        layout.append((at, runs[0][2], count))
+    return entries, tuple(layout)
+
+
+def _index_text(base: int, terms: tuple[tuple[str, int, int, int], ...], rapid: bool) -> str:
+    """The index a call statement sets: ``base``, its first entry, plus its slot computed from the counters
+    ``terms`` (``(counter, least value, step, stride)`` each, :func:`_slots`; RAPID's ``DIV``, URScript's
+    ``floor``)."""
+    parts, constant = [], base
+    for name, first, step, stride in terms:
+        if step == 1:  # (first folded into the constant)
+            part, constant = name, constant - first * stride
+        else:
+            shifted = name if first == 0 else f"({name} - {first})" if first > 0 else f"({name} + {-first})"
+            part = f"{shifted} DIV {step}" if rapid else f"floor({shifted} / {step})"
+        parts.append(part if stride == 1 else f"{part} * {stride}")
+    return " + ".join(parts + [str(constant)] * (constant > 0 or not parts)) + (f" - {-constant}" if constant < 0 else "")
 
 
 def _free_name(text: str, name: str, rapid: bool) -> str:

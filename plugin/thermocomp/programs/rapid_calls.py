@@ -263,6 +263,10 @@ class Summary:
 _JUMPS = {"late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _no_cost(sub: Tree) -> None:
     """A node of a kind :class:`Summary` has no method for."""
 
@@ -572,8 +576,51 @@ class _Calls(calls.Texts):
                 del self._first_read[read]
         if scope:
             call = (name, span_of(statement), self.file)  # (one object a call: passes._by_call tells runs apart)
+            self.call_runs[id(call)] = (call, *self._call_index(statement, local))
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = call
+
+    def _call_index(self, statement: Tree, local: dict[str, _Data]) -> tuple[int, tuple[tuple[str, float], ...]]:
+        """Where a table's index is set for the call ``statement`` (the task-wide offset, ``file << 40`` added, of
+        the statement, or of the compact ``IF`` whose statement it is: written before that ``IF``, the index is set
+        whether or not the call runs, and only a call reads it) and the counters known there, ``(name as written,
+        value)`` each: the FOR counters of its routine's ``local`` data (outer loops first), then the numbers its
+        arguments read (a WHILE's counter, ``Pick pts{n};``; not in a compact ``IF``). A call run several times may
+        need one entry a pass, its index computed from them (:func:`.passes.settle`)."""
+        compact = self._compact_ifs.get(id(statement))
+        at = span_of(compact or statement).start
+        counters = {key: (data.name, data.value) for key, data in local.items() if id(data.declared) in
+                    self._for_counters and _is_number(data.value)}
+        call_args = statement.children[1] if len(statement.children) > 1 and compact is None else None  # (an IF's
+        # condition, read after the index is set, may call a FUNC that changes them; a FOR counter it cannot)
+        for name in call_args.find_data("name") if isinstance(call_args, Tree) else ():
+            key = str(name.children[0]).lower()
+            if key not in counters:
+                try:
+                    with self.not_reading():  # (the arguments were read by the call already)
+                        data = self.lookup(name.children[0], local)
+                except (_Unknown, _Unsupported):
+                    continue
+                if data.type == "num" and _is_number(data.value):
+                    counters[key] = (str(name.children[0]), data.value)
+        return (self.file << 40) + at, tuple(counters.values())
+
+    @functools.cached_property
+    def _compact_ifs(self) -> dict[int, Tree]:
+        """The task's compact ``IF`` statements by the id of the statement each holds."""
+        return {id(c.children[-1]): c for tree in self.task_trees for c in tree.find_data("compact_if")}
+
+    @functools.cached_property
+    def _for_counters(self) -> set[int]:
+        """The ids of the counters (name tokens) of the task's ``FOR`` loops."""
+        return {id(f.children[0]) for tree in self.task_trees for f in tree.find_data("for_stmt")}
+
+    @functools.cached_property
+    def compact_if_statements(self) -> frozenset[tuple[int, int]]:
+        """``(file, start)`` of each statement a compact ``IF`` holds: no statement can be written before it
+        (:func:`.passes.settle`)."""
+        return frozenset((file, span_of(c.children[-1]).start) for file, tree in enumerate(self.task_trees)
+                         for c in tree.find_data("compact_if"))
 
     def found_nowhere(self, key: str) -> bool:
         """Whether ``key`` names no routine of the task and no instruction thermocomp knows."""

@@ -227,7 +227,7 @@ def spans_other_files(prog: RobotProgram) -> bool:
     other than the program's own."""
     run = prog.columns.run
     return bool(prog.modules) and bool(run.file.any() or run.text_file.any() or any(
-        at >> 40 for called in (prog.extra.get("per_call") or {}).values() for at in called))
+        at >> 40 for called in (prog.extra.get("per_call") or {}).values() for at, _, _ in called))
 
 
 def task_view(prog: RobotProgram) -> RobotProgram:
@@ -270,7 +270,7 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         return moved(key[0]), moved(key[1])
 
     extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
-             "per_call": {moved_key(key): tuple(map(moved, called))
+             "per_call": {moved_key(key): tuple((moved(at), *slot) for at, *slot in called)
                           for key, called in (prog.extra.get("per_call") or {}).items()},
              "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()}}
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
