@@ -4,6 +4,7 @@ their paths, the size bound; routines and calls are :mod:`.rapid_calls`'."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import operator
 import re
@@ -48,6 +49,11 @@ _CONSTRUCTS = {
     "late_call": "a late-bound call (%...%)",
 }
 
+#: RAPID's instructions that are an assignment of their first argument (RAPID Instructions: ``Incr`` adds 1 to a
+#: num or dnum, ``Decr`` subtracts 1, ``Add`` adds its second argument, ``Clear`` sets 0): the operator applied to
+#: the datum (None: none) and the constant (None: the second argument) (:meth:`_Flow.as_assignments`).
+_ASSIGNING = {"incr": ("add", "1"), "decr": ("sub", "1"), "add": ("add", None), "clear": (None, "0")}
+
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
 
@@ -85,6 +91,8 @@ class _Flow(_Calls):
         self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
+        for module_tree in self.task_trees:
+            self.as_assignments(module_tree)
         self.declare_deferred()
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
@@ -119,6 +127,24 @@ class _Flow(_Calls):
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
                    "per_pass": per_pass, "per_call": per_call, "statements_run": self.statements_run, **call_sites},
         )
+
+    def as_assignments(self, tree: Tree) -> None:
+        """Each call in ``tree`` of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
+        assignment it is, in place (``Incr n;``: ``n := n + 1;``, its position the call's): it is then followed as
+        one everywhere, in a FOR or a counted WHILE, at the top, from cycle to cycle."""
+        for node in list(tree.find_data("call")):
+            key = str(node.children[0]).lower()
+            if key not in _ASSIGNING or key in self.procs:
+                continue
+            positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+            op, constant = _ASSIGNING[key]
+            if optional or len(positional) != (1 if constant else 2) or self.changed_root(positional[0]) is None:
+                continue  # (not the instruction's form: what it writes changed at run time, as any call's)
+            target, meta = positional[0], node.meta
+            value = Tree("number", [Token.new_borrow_pos("NUMBER", constant, node.children[0])], meta) \
+                if constant else positional[1]
+            node.data = "assign"
+            node.children = [target, value if op is None else Tree(op, [copy.deepcopy(target), value], meta)]
 
     def file_of(self, path: str) -> int:
         """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
