@@ -131,6 +131,28 @@ def test_a_routine_named_like_the_instruction_is_called_not_assigned(rng):
     assert len(prog.points) == 2 and np.allclose(shifts, [0, 10], atol=1e-3)
 
 
+@pytest.mark.parametrize("through", [
+    ("    off := n * 10;\n", "off"),
+    ("    k := n MOD 4;\n    off := k * 10;\n", "off"),
+    ("    off := n * 10;\n    q := Offs(a, off, 0, 0);\n", "q"),
+])
+def test_a_datum_given_from_a_counter_the_cycle_carries_is_refused_naming_its_assignment_and_the_counter(
+        rng, through):
+    """``Incr n; off := n * 10; MoveL Offs(a, off, ...)``: the motion reads ``off``, given in this cycle from ``n``,
+    which differs from cycle to cycle: refused naming ``off``, its own assignment's line, and ``n`` behind it
+    (through any number of data given from one another)."""
+    statements, datum = through
+    move = "    MoveL Offs(a, off, 0, 0), v100, fine, tGrip;\n" if datum == "off" else "    MoveL q, v100, fine, tGrip;\n"
+    decl = DECL + "  VAR num k := 0;\n  VAR num off := 0;\n  VAR robtarget q;\n"
+    src, _ = _module(load_robot("irb140"), rng, "    Incr n;\n" + statements + move, decl=decl)
+    lines = src.splitlines()
+    given = next(k for k, text in enumerate(lines, 1) if text.startswith(f"    {datum} :="))
+    refused = rapid_program_from_text(src, "cell.mod").unsupported
+    assert [f.line for f in refused] == [len(lines) - 2]
+    assert refused[0].message == (f"{datum} is changed at run time (line {given}, column 5; given from n, which "
+                                  "differs from cycle to cycle); its value at this motion is not known")
+
+
 def test_an_instruction_counts_a_goto_loop_the_file_fixes(tmp_path, rng):
     """``n := 0; again: MoveL Offs(a, 10 * n, ...); Incr n; IF n < 3 GOTO again;``: the loop the label and its
     ``IF ... GOTO`` make is counted by the file, followed pass by pass as with ``n := n + 1;``."""

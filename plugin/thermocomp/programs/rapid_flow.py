@@ -86,6 +86,7 @@ class _Flow(_Calls):
         self.task_trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
         self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
+        self._behind = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
