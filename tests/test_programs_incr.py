@@ -160,3 +160,41 @@ def test_an_instruction_counts_a_goto_loop_the_file_fixes(tmp_path, rng):
     src, T = _module(load_robot("irb140"), rng, main, decl=DECL)
     _check_tables(tmp_path, src, [_offs(T["a"], 10 * v, 0, 0) for v in (0, 1, 2)], rng)
 
+
+# ----- a FUNC that moves, its value assigned (RAPID kernel, "Function call": a FUNC may hold any instruction)
+
+GO = ("  FUNC num go(robtarget t, num dz)\n    MoveL Offs(t, 0, 0, dz), v100, fine, tGrip;\n    RETURN dz;\n"
+      "  ENDFUNC\n")
+
+
+def test_a_func_that_moves_is_run_as_a_call_where_an_assignment_takes_its_value(tmp_path, rng):
+    """``n := go(a, 20);`` then ``n := go(b, 0);``: the FUNC's motion is followed as a call's, each run with its
+    arguments (a table of the two calls' corrected targets at the one motion)."""
+    main = "    n := go(a, 20);\n    n := go(b, 0);\n"
+    src, T = _module(load_robot("irb140"), rng, main, routines=GO, decl=DECL)
+    _check_tables(tmp_path, src, [_offs(T["a"], 0, 0, 20), T["b"]], rng)
+
+
+def test_the_value_a_moving_func_returns_is_known_only_while_running(rng):
+    """Its RETURN value is not evaluated: a motion reading the datum assigned is refused naming that assignment."""
+    main = f"    n := go(a, 20);\n    {MOVE}\n"
+    src, T = _module(load_robot("irb140"), rng, main, routines=GO, decl=DECL)
+    lines = src.splitlines()
+    prog = rapid_program_from_text(src, "cell.mod")
+    given = lines.index("    n := go(a, 20);") + 1
+    assert [(f.line, f.message) for f in prog.unsupported] == [
+        (given + 1, f"n is changed at run time (line {given}, column 5); its value at this motion is not known")]
+    assert np.allclose(prog.points[0].T_world_tcp, _offs(T["a"], 0, 0, 20), atol=1e-9)
+
+
+@pytest.mark.parametrize("statement", ["    IF go(a, 20) > 0 THEN\n      n := 1;\n    ENDIF\n",
+                                       "    n := go(a, 20) + 1;\n", "    TPWrite \"z\" \\Num:=go(a, 20);\n"])
+def test_a_func_that_moves_elsewhere_in_an_expression_is_refused_naming_it_and_its_motion(rng, statement):
+    src, _ = _module(load_robot("irb140"), rng, statement, routines=GO, decl=DECL)
+    lines = src.splitlines()
+    prog = rapid_program_from_text(src, "cell.mod")
+    motion = next(k for k, text in enumerate(lines, 1) if "MoveL Offs(t" in text)
+    assert [(f.line, f.message) for f in prog.unsupported] == [(
+        lines.index(statement.splitlines()[0]) + 1,
+        f"MoveL at line {motion}: a motion inside FUNC go, called in an expression here, is followed only where an "
+        "assignment takes its value (x := go(...);)")]

@@ -432,11 +432,25 @@ class _Flow(_Calls):
         heads = [sub for child in own if isinstance(child, Tree) and child.data != "body"
                  for sub in ([child] if child.data not in ("elseif", "test_case") else
                              [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
-        moving = next((found for head in heads for sub in head.find_data("func_call") if (func := self.funcs.get(
-            str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None), None)
-        if moving is not None:
-            raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
+        moving = [(sub, found) for head in heads for sub in head.find_data("func_call") if (func := self.funcs.get(
+            str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None]
+        if moving and statement.data == "assign" and [sub for sub, _ in moving] == [statement.children[-1]]:
+            return self.run_moving_func(statement, local, depth)
+        if moving:
+            sub, found = moving[0]
+            raise _Unsupported(f"{found}: a motion inside FUNC {sub.children[0]}, called in an expression here, is "
+                               f"followed only where an assignment takes its value (x := {sub.children[0]}(...);)",
+                               statement)
         return run(self, statement, local, depth)
+
+    def run_moving_func(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """``x := F(...);`` whose FUNC ``F`` moves the robot (RAPID allows any instruction in a FUNC): its body run as
+        a call's, its arguments bound; ``x`` changed at run time from here (its RETURN value is not evaluated)."""
+        call = statement.children[-1]
+        name = str(call.children[0])
+        self._run_proc(name, name.lower(), statement, call.children[1] if len(call.children) > 1 else None, local,
+                       depth)
+        self.mark_changed(self.changed_root(statement.children[0]), statement, local)
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
         """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
