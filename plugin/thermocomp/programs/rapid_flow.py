@@ -4,7 +4,6 @@ their paths, the size bound; routines and calls are :mod:`.rapid_calls`'."""
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import operator
 import re
@@ -53,6 +52,10 @@ _CONSTRUCTS = {
 #: num or dnum, ``Decr`` subtracts 1, ``Add`` adds its second argument, ``Clear`` sets 0): the operator applied to
 #: the datum (None: none) and the constant (None: the second argument) (:meth:`_Flow.as_assignments`).
 _ASSIGNING = {"incr": ("add", "1"), "decr": ("sub", "1"), "add": ("add", None), "clear": (None, "0")}
+
+#: The nodes that hold statements, and the statements that may be a call (:meth:`_Flow.as_assignments`).
+_HOLDING_STATEMENTS = frozenset(("module", "proc", "func", "trap", "body", "handlers", "if_stmt", "elseif", "compact_if",
+                                 "while_stmt", "for_stmt", "test_stmt", "test_case", "call"))
 
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
@@ -132,9 +135,13 @@ class _Flow(_Calls):
     def as_assignments(self, tree: Tree) -> None:
         """Each call in ``tree`` of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
         assignment it is, in place (``Incr n;``: ``n := n + 1;``, its position the call's): it is then followed as
-        one everywhere, in a FOR or a counted WHILE, at the top, from cycle to cycle."""
-        for node in list(tree.find_data("call")):
-            key = str(node.children[0]).lower()
+        one everywhere, in a FOR or a counted WHILE, at the top, from cycle to cycle. Only the statements are visited
+        (not their expressions: a 30,000-motion routine's every node took a twentieth of its reading)."""
+        pending = [tree]
+        while pending:
+            node = pending.pop()
+            pending += [c for c in node.children if isinstance(c, Tree) and c.data in _HOLDING_STATEMENTS]
+            key = str(node.children[0]).lower() if node.data == "call" else None
             if key not in _ASSIGNING or key in self.procs:
                 continue
             positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
@@ -145,7 +152,7 @@ class _Flow(_Calls):
             value = Tree("number", [Token.new_borrow_pos("NUMBER", constant, node.children[0])], meta) \
                 if constant else positional[1]
             node.data = "assign"
-            node.children = [target, value if op is None else Tree(op, [copy.deepcopy(target), value], meta)]
+            node.children = [target, value if op is None else Tree(op, [_copied(target), value], meta)]
 
     def file_of(self, path: str) -> int:
         """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
@@ -496,7 +503,7 @@ class _Flow(_Calls):
             for change, heads in changes:
                 if change.data != "assign":
                     if self.summary(change).assigns & watched:
-                        return False  # (a call, a loop or an instruction that changes it: Incr i, a search)
+                        return False  # (a call, a loop or an instruction that changes it: a search's found point)
                     continue
                 root = self.changed_root(change.children[0])
                 if root is None or str(root).lower() not in watched:
@@ -812,6 +819,11 @@ class _Flow(_Calls):
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes {changes}: one written target cannot serve "
                                "every pass", loop)
+
+def _copied(node: Tree) -> Tree:
+    """A copy of ``node`` of its own nodes (its tokens and positions shared): ``n`` read in ``n := n + 1;``."""
+    return Tree(node.data, [_copied(c) if isinstance(c, Tree) else c for c in node.children], node.meta)
+
 
 def _goto_label(statement: Tree) -> str | None:
     """The label (lower case) an ``IF ... GOTO label;`` jumps to; else None."""
