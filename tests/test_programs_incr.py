@@ -17,7 +17,7 @@ from test_programs_loops import _offs
 from test_programs_rapid_cell import _check_compensated, _module
 
 from thermocomp import load_robot
-from thermocomp.programs.rapid import rapid_program_from_text
+from thermocomp.programs.rapid import RapidOptions, rapid_program_from_text, read_rapid
 
 #: Each instruction, the assignment it is (of ``n``), and the step it makes from ``n`` (its value after).
 STEPS = {
@@ -198,3 +198,17 @@ def test_a_func_that_moves_elsewhere_in_an_expression_is_refused_naming_it_and_i
         lines.index(statement.splitlines()[0]) + 1,
         f"MoveL at line {motion}: a motion inside FUNC go, called in an expression here, is followed only where an "
         "assignment takes its value (x := go(...);)")]
+
+
+def test_a_refusal_inside_another_modules_func_names_that_module(tmp_path, rng):
+    """A FUNC of another module of the task, evaluated from this one's expression, that holds a statement not
+    followed: the refusal stands at that statement in its own file (it named the line of the other module as this
+    one's, a line this file may not have)."""
+    other = tmp_path / "other.mod"
+    other.write_text("MODULE other\n  FUNC num shift()\n    TPWrite \"x\";\n    RETURN 10;\n  ENDFUNC\nENDMODULE\n")
+    src, _ = _module(load_robot("irb140"), rng, "    MoveL Offs(a, shift(), 0, 0), v100, fine, tGrip;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_rapid(path, options=RapidOptions(modules=(str(other),)))
+    assert [(f.file, f.line, f.column) for f in prog.unsupported] == [(1, 3, 5)]
+    assert prog.unsupported[0].message.startswith("function shift is not evaluated: it holds CALL")

@@ -286,7 +286,8 @@ class _Declarations:
         return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
-        note = Finding(message, *_location(where), self.file)
+        """A refusal at ``where``, in its own file (a FUNC of another module evaluated from this one's expression)."""
+        note = Finding(message, *_location(where), self.node_file(where, self.file))
         datum, changed, _ = message.partition(" is changed at run time")
         if changed:  # (one refusal a place and datum: a loop's first pass under a construct names the construct,
             key = dataclasses.replace(note, message=datum)  # a later pass the assignment inside it; the first)
@@ -301,12 +302,18 @@ class _Declarations:
             self._seen.add(note)
             (self.notes if into is None else into).append(note)
 
+    def node_file(self, node: Tree | Token, default: int) -> int:
+        """The task's file that holds ``node`` where it is a node of another module's tree, else ``default``."""
+        if not self.task.modules:
+            return default
+        if self._node_files is None:
+            self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
+        return self._node_files.get(id(node), default)
+
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
         """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) in another file of the task."""
         line, col = _location(node)
-        if self._node_files is None:
-            self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
-        file = self._node_files.get(id(node), 0)
+        file = self.node_file(node, 0)
         if file == self.file:
             return f"line {line}, column {col}" if column else f"line {line}"
         return f"{self._files[file][0]}:{line}" + (f":{col}" if column else "")
