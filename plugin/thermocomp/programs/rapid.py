@@ -252,6 +252,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
+        self._by_reference: dict[int, frozenset[str]] = {}  # the same -> its INOUT, VAR and PERS parameters' keys
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`

@@ -60,6 +60,14 @@ def _declared_key(decl: Tree) -> str:
     return str(declared_name(decl)).lower()
 
 
+def by_reference(routine: Tree) -> frozenset[str]:
+    """The parameters (lower case) of ``routine`` declared ``INOUT``, ``VAR`` or ``PERS``: bound to the caller's datum,
+    which an assignment to them changes. Any other is an ``IN`` parameter: the routine's own variable, its argument's
+    value at the call, which the routine may change without changing the argument (RAPID's routine parameters)."""
+    return frozenset(_declared_key(p) for p in routine.find_data("param")
+                     if any(isinstance(c, Token) and c.type in ("VAR", "PERS", "INOUT") for c in p.children))
+
+
 def _body(routine: Tree) -> Tree:
     """The ``body`` of a routine."""
     return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
@@ -108,8 +116,9 @@ class Summary:
         self.steps, self.statements, self.path = own or counted
         self.changed |= self.assigns - self.local
         required, optional = flow.signature(node) if routine else ([], {})
-        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
-                        frozenset(optional) & self.assigns)
+        written = self.assigns & by_reference(node) if routine else set()  # (an IN parameter: its own copy)
+        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in written),
+                        frozenset(optional) & written)
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
     def _scan(self, node: Tree) -> tuple[int, int, int]:
@@ -397,6 +406,7 @@ class _Calls(calls.Texts):
                 routine, dtype, param, node, local)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
+        self._by_reference[id(scope)] = by_reference(routine)
         if local is not None:
             self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope

@@ -773,7 +773,7 @@ class _Declarations:
                 elif kind == "assign":
                     root = self.changed_root(statement.children[0])
                     key = None if root is None else str(root).lower()
-                    if key not in scope or key in self._params.get(id(scope), ()):
+                    if key not in scope or key in self._by_reference.get(id(scope), ()):
                         raise _Unsupported(f"function {name} assigns data that is not its own", statement)
                     self.assign(statement, scope)
                     if _changed(self.marks) != _changed(marks):
@@ -799,7 +799,7 @@ class _Declarations:
         key = None if root is None else str(root).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         data = None if scope is None else scope[key]  # type: ignore[index]
-        if data is None or key in self._params.get(id(local), ()) or (
+        if data is None or key in self._by_reference.get(id(local), ()) or (
                 (self.changed_at(key) is not None or data.value is None) if steps
                 else self.fields_of(data.type) is None and data.type not in _ATOMIC and not (
                     data.type.endswith("}") and isinstance(data.value, list))):  # (a whole array: its sizes known)
@@ -934,13 +934,14 @@ class _Declarations:
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
-        is the caller's datum a parameter of that name is bound to (passed by reference). A mark of an enclosing
+        is the caller's datum an ``INOUT``, ``VAR`` or ``PERS`` parameter of that name is bound to (passed by reference;
+        an ``IN`` parameter is the routine's own copy). A mark of an enclosing
         construct not resolved (what it may assign, marked at its start) gives way to the statement inside it that
         changes the datum: a refusal names that statement's line, not the IF's or the WHILE's."""
         if token is None:
             return
         key = str(token).lower()
-        for name in (key, local[key].name.lower()) if key in local else (key,):
+        for name in (key, local[key].name.lower()) if key in self._by_reference.get(id(local), ()) else (key,):
             mark = self.marks.get(name, _NO_MARK)
             if mark.changed is None or any(mark.changed is construct for construct in self._unresolved):
                 self.marks[name] = dataclasses.replace(mark, changed=statement)

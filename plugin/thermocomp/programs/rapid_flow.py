@@ -801,7 +801,7 @@ class _Flow(_Calls):
         counter = statement.children[0]
         scope = {**local, str(counter).lower(): _Data("num", value, None, str(counter), counter)}
         self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
-        for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
+        for of_scopes in (self._params, self._by_reference, self._present, self._cycle_scopes):  # (the routine's)
             if id(local) in of_scopes:
                 of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
         ended = self.run_body(statement.children[-1], scope, depth)
