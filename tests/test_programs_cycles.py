@@ -81,7 +81,7 @@ def test_an_index_that_wraps_every_cycle_is_followed_pass_by_pass(tmp_path, rng)
 ])
 def test_a_target_that_reads_what_the_previous_cycle_left_is_refused_naming_it(rng, statements, datum, changer):
     """A target shifted by the counter (directly, or through a datum given from it) differs from cycle to cycle:
-    refused at the motion, naming the datum and the line that gives it its next value."""
+    refused at the motion, naming the datum and the line that gives it its value, and the counter behind it."""
     src, _ = _module(load_robot("irb140"), rng, statements, decl="  VAR num nReg := 0;\n")
     lines = src.splitlines()
     motion = next(i for i, text in enumerate(lines, 1) if "MoveL Offs(a" in text)
@@ -89,7 +89,8 @@ def test_a_target_that_reads_what_the_previous_cycle_left_is_refused_naming_it(r
     refused = rapid_program_from_text(src, "cell.mod").unsupported
     assert [(f.line, f.message.split(" (")[0]) for f in refused] == [(motion, f"{datum} is changed at run time")]
     assert f"(line {given}, column 5" in refused[0].message
-    assert ("from cycle to cycle" in refused[0].message) == (datum == "nCount")  # (nReg: given in this cycle)
+    behind = "it differs" if datum == "nCount" else "given from nCount, which differs"  # (nReg: given this cycle)
+    assert f", column 5; {behind} from cycle to cycle)" in refused[0].message
 
 
 def test_a_cycle_at_rest_after_its_first_pass_reads_without_findings(rng):

@@ -178,11 +178,12 @@ def test_constant_targets_under_a_condition_known_only_while_running_are_compens
 
 
 def test_goto_and_labels_are_followed_in_written_order_what_they_repeat_is_known_only_while_running(tmp_path, rng):
-    """``again: ... IF nCount < 3 GOTO again;``: the routine is followed in written order; a motion to a constant
-    target is compensated, one reading data the routine assigns after a label (a GOTO may arrive there with
-    another value) is refused naming it."""
+    """``again: ... IF DInput(diX) = 1 GOTO again;``: the routine is followed in written order; a motion to a
+    constant target is compensated, one reading data the routine assigns after a label (a GOTO may arrive there
+    with another value) is refused naming it. (A GOTO whose condition the file decides is a counted loop,
+    test_programs_incr.)"""
     loop = ("    nCount := 0;\n  again:\n    MoveL c, v100, fine, tGrip;\n    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;\n"
-            "    Incr nCount;\n    IF nCount < 3 GOTO again;\n")
+            "    Incr nCount;\n    IF DInput(diX) = 1 GOTO again;\n")
     src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + loop)
     path = tmp_path / "cell.mod"
     path.write_text(src)

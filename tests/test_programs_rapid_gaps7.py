@@ -60,7 +60,8 @@ def test_a_func_that_moves_the_robot_is_refused_wherever_an_expression_calls_it(
     prog = read_program(path)
     assert len(prog.unsupported) == 1, prog.unsupported
     finding = prog.unsupported[0]
-    assert "a motion inside a FUNC is not followed" in finding.message and "MoveL at line" in finding.message
+    assert "a motion inside FUNC serve, called in an expression here, is followed only where an assignment takes " \
+        "its value (x := serve(...);)" in finding.message and "MoveL at line" in finding.message
     assert finding.line == 5 + routines.count("\n") + 2
 
 

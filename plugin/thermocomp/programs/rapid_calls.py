@@ -539,7 +539,7 @@ class _Calls(calls.Texts):
         calls being run (a parameterless one: any) twice, not deeper (its third pass reads what its second did)."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
-        routine = self.procs[key]
+        routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_moving_func)
         body = _body(routine)
         found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)

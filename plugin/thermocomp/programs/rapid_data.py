@@ -274,6 +274,9 @@ class _Declarations:
     #: (:meth:`check_cycles`); its scope and its FOR loops', by id.
     _cycle_scope: dict[str, _Data]
     _cycle_scopes: dict[int, dict[str, _Data]]
+    #: Set by :meth:`_Flow.run`: id of an assignment whose value was not known because it reads a datum carried from
+    #: cycle to cycle (directly or through data given from one) -> (it, that datum as written) (:meth:`lookup`).
+    _behind: dict[int, tuple[Tree, str]]
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
 
@@ -283,7 +286,8 @@ class _Declarations:
         return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
-        note = Finding(message, *_location(where), self.file)
+        """A refusal at ``where``, in its own file (a FUNC of another module evaluated from this one's expression)."""
+        note = Finding(message, *_location(where), self.node_file(where, self.file))
         datum, changed, _ = message.partition(" is changed at run time")
         if changed:  # (one refusal a place and datum: a loop's first pass under a construct names the construct,
             key = dataclasses.replace(note, message=datum)  # a later pass the assignment inside it; the first)
@@ -298,12 +302,18 @@ class _Declarations:
             self._seen.add(note)
             (self.notes if into is None else into).append(note)
 
+    def node_file(self, node: Tree | Token, default: int) -> int:
+        """The task's file that holds ``node`` where it is a node of another module's tree, else ``default``."""
+        if not self.task.modules:
+            return default
+        if self._node_files is None:
+            self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
+        return self._node_files.get(id(node), default)
+
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
         """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) in another file of the task."""
         line, col = _location(node)
-        if self._node_files is None:
-            self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
-        file = self._node_files.get(id(node), 0)
+        file = self.node_file(node, 0)
         if file == self.file:
             return f"line {line}, column {col}" if column else f"line {line}"
         return f"{self._files[file][0]}:{line}" + (f":{col}" if column else "")
@@ -505,6 +515,8 @@ class _Declarations:
                       "func_call")) else "")
             if self.carried_in.get(key, (0, None))[1] is mark.changed:  # (:meth:`carry_into_cycle`)
                 by += "; it differs from cycle to cycle"
+            elif id(mark.changed) in self._behind:
+                by += f"; given from {self._behind[id(mark.changed)][1]}, which differs from cycle to cycle"
             raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                            "its value at this motion is not known", token)
         if data.value is None and not unset:
@@ -804,8 +816,11 @@ class _Declarations:
                 holder[at] = self.evaluate(value_node, local)
                 self.check_array(holder[at], _sizes(data.value, dtype), dtype[:dtype.index("{")], data.name, value_node)
             value = box[0]
-        except _Unsupported:
+        except _Unsupported as exc:
             self.record_change(statement, local)
+            behind = self.carried_behind(exc.where)
+            if behind is not None:
+                self._behind[id(statement)] = (statement, behind)
             return
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
@@ -867,6 +882,16 @@ class _Declarations:
                 self.marks[key] = dataclasses.replace(self.marks.get(key, _NO_MARK), changed=statement, followed=None)
             else:
                 scope[key] = dataclasses.replace(scope[key], value=_copy(value))
+
+    def carried_behind(self, where: Tree | Token) -> str | None:
+        """The datum carried from cycle to cycle (:meth:`carry_into_cycle`) behind a value a lookup of ``where`` (a
+        name) found not known: that datum, or the one behind the assignment that changed it; None for any other."""
+        changed = self.marks.get(str(where).lower(), _NO_MARK).changed if isinstance(where, Token) else None
+        if changed is None:
+            return None
+        if self.carried_in.get(str(where).lower(), (0, None))[1] is changed:
+            return str(where)
+        return self._behind[id(changed)][1] if id(changed) in self._behind else None
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
         """The names of the data ``node`` changes: an assignment's root, the arguments a routine writes (the base's,

@@ -48,6 +48,15 @@ _CONSTRUCTS = {
     "late_call": "a late-bound call (%...%)",
 }
 
+#: RAPID's instructions that are an assignment of their first argument (RAPID Instructions: ``Incr`` adds 1 to a
+#: num or dnum, ``Decr`` subtracts 1, ``Add`` adds its second argument, ``Clear`` sets 0): the operator applied to
+#: the datum (None: none) and the constant (None: the second argument) (:meth:`_Flow.as_assignments`).
+_ASSIGNING = {"incr": ("add", "1"), "decr": ("sub", "1"), "add": ("add", None), "clear": (None, "0")}
+
+#: The nodes that hold statements, and the statements that may be a call (:meth:`_Flow.as_assignments`).
+_HOLDING_STATEMENTS = frozenset(("module", "proc", "func", "trap", "body", "handlers", "if_stmt", "elseif", "compact_if",
+                                 "while_stmt", "for_stmt", "test_stmt", "test_case", "call"))
+
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
 
@@ -80,11 +89,14 @@ class _Flow(_Calls):
         self.task_trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
         self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
+        self._behind = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
+        for module_tree in self.task_trees:
+            self.as_assignments(module_tree)
         self.declare_deferred()
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
@@ -119,6 +131,28 @@ class _Flow(_Calls):
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
                    "per_pass": per_pass, "per_call": per_call, "statements_run": self.statements_run, **call_sites},
         )
+
+    def as_assignments(self, tree: Tree) -> None:
+        """Each call in ``tree`` of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
+        assignment it is, in place (``Incr n;``: ``n := n + 1;``, its position the call's): it is then followed as
+        one everywhere, in a FOR or a counted WHILE, at the top, from cycle to cycle. Only the statements are visited
+        (not their expressions: a 30,000-motion routine's every node took a twentieth of its reading)."""
+        pending = [tree]
+        while pending:
+            node = pending.pop()
+            pending += [c for c in node.children if isinstance(c, Tree) and c.data in _HOLDING_STATEMENTS]
+            key = str(node.children[0]).lower() if node.data == "call" else None
+            if key not in _ASSIGNING or key in self.procs:
+                continue
+            positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+            op, constant = _ASSIGNING[key]
+            if optional or len(positional) != (1 if constant else 2) or self.changed_root(positional[0]) is None:
+                continue  # (not the instruction's form: what it writes changed at run time, as any call's)
+            target, meta = positional[0], node.meta
+            value = Tree("number", [Token.new_borrow_pos("NUMBER", constant, node.children[0])], meta) \
+                if constant else positional[1]
+            node.data = "assign"
+            node.children = [target, value if op is None else Tree(op, [_copied(target), value], meta)]
 
     def file_of(self, path: str) -> int:
         """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
@@ -405,11 +439,25 @@ class _Flow(_Calls):
         heads = [sub for child in own if isinstance(child, Tree) and child.data != "body"
                  for sub in ([child] if child.data not in ("elseif", "test_case") else
                              [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
-        moving = next((found for head in heads for sub in head.find_data("func_call") if (func := self.funcs.get(
-            str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None), None)
-        if moving is not None:
-            raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
+        moving = [(sub, found) for head in heads for sub in head.find_data("func_call") if (func := self.funcs.get(
+            str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None]
+        if moving and statement.data == "assign" and [sub for sub, _ in moving] == [statement.children[-1]]:
+            return self.run_moving_func(statement, local, depth)
+        if moving:
+            sub, found = moving[0]
+            raise _Unsupported(f"{found}: a motion inside FUNC {sub.children[0]}, called in an expression here, is "
+                               f"followed only where an assignment takes its value (x := {sub.children[0]}(...);)",
+                               statement)
         return run(self, statement, local, depth)
+
+    def run_moving_func(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """``x := F(...);`` whose FUNC ``F`` moves the robot (RAPID allows any instruction in a FUNC): its body run as
+        a call's, its arguments bound; ``x`` changed at run time from here (its RETURN value is not evaluated)."""
+        call = statement.children[-1]
+        name = str(call.children[0])
+        self._run_proc(name, name.lower(), statement, call.children[1] if len(call.children) > 1 else None, local,
+                       depth)
+        self.mark_changed(self.changed_root(statement.children[0]), statement, local)
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
         """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
@@ -455,7 +503,7 @@ class _Flow(_Calls):
             for change, heads in changes:
                 if change.data != "assign":
                     if self.summary(change).assigns & watched:
-                        return False  # (a call, a loop or an instruction that changes it: Incr i, a search)
+                        return False  # (a call, a loop or an instruction that changes it: a search's found point)
                     continue
                 root = self.changed_root(change.children[0])
                 if root is None or str(root).lower() not in watched:
@@ -771,6 +819,11 @@ class _Flow(_Calls):
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes {changes}: one written target cannot serve "
                                "every pass", loop)
+
+def _copied(node: Tree) -> Tree:
+    """A copy of ``node`` of its own nodes (its tokens and positions shared): ``n`` read in ``n := n + 1;``."""
+    return Tree(node.data, [_copied(c) if isinstance(c, Tree) else c for c in node.children], node.meta)
+
 
 def _goto_label(statement: Tree) -> str | None:
     """The label (lower case) an ``IF ... GOTO label;`` jumps to; else None."""
