@@ -189,3 +189,182 @@ def test_a_xacro_error_names_the_path_the_user_gave(case, capsys):  # noqa: F811
     err = refused(case, capsys, ["robot", "show", "q.xacro"], 1, "q.xacro, line 3: xacro: ")
     assert str(case) not in err
     refused(case, capsys, ["robot", "show", "./sub/../sub/x.xacro"], 1, "sub/../sub/x.xacro, line 3: xacro: ")
+
+
+# ----- meshes given to the inertia command: what the mesh readers or the inertia core took in silence or with a
+# ----- traceback
+
+
+TET = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]])
+TET_FACES = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+
+
+@pytest.mark.parametrize(("vertices", "faces"), [
+    (TET[:3], TET_FACES[:1]),  # one triangle: qhull's QhullError traceback (not enough points)
+    (np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0.5, 0]]) * 0.1, [[0, 1, 4], [1, 2, 4], [2, 3, 4]]),
+    (np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]) * 0.1, [[0, 1, 2], [1, 2, 3]]),  # on a line
+])
+def test_a_convex_hull_of_no_volume_is_refused_naming_the_mesh(vertices, faces):
+    """The 'convex_hull' fallback of an open mesh whose vertices span no volume: a traceback for fewer than 4
+    (qhull), a sliver joggled by qhull (some 1e-11 of the part thick) taken as the part's volume for a plane."""
+    from thermocomp.inertia.solids import solid_properties
+
+    with pytest.raises(InputError, match="span no volume") as info:
+        solid_properties(vertices, np.asarray(faces), fallback="convex_hull", source="m/link1.stl")
+    assert info.value.path == "m/link1.stl"
+
+
+def test_a_convex_hull_of_a_solid_is_its_volume():
+    from thermocomp.inertia.solids import solid_properties
+
+    got = solid_properties(TET, TET_FACES[:3], fallback="convex_hull", source="t.stl")
+    assert got.volume == pytest.approx(0.1 ** 3 / 6, rel=1e-9)
+
+
+DAE = ('<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">\n'
+       '<asset><unit meter="1"/><up_axis>Z_UP</up_axis></asset>\n<library_geometries><geometry id="g"><mesh>\n'
+       '<source id="s">\n<float_array id="a" count="12">0 0 0 0.1 0 0 0 0.1 0 0 0 0.1</float_array>\n'
+       '<technique_common><accessor source="#a" count="4" stride="3"><param name="X" type="float"/>'
+       '<param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>\n'
+       '<vertices id="v"><input semantic="POSITION" source="#s"/></vertices>\n<triangles count="4">'
+       '<input semantic="VERTEX" source="#v" offset="0"/><p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles></mesh></geometry>'
+       '</library_geometries>\n<library_visual_scenes><visual_scene id="vs"><node><instance_geometry url="#g"/></node>'
+       '</visual_scene></library_visual_scenes><scene><instance_visual_scene url="#vs"/></scene></COLLADA>\n')
+
+
+@pytest.mark.parametrize("word", ["nan", "inf", "-inf", "NaN", "1e999"])
+def test_a_collada_coordinate_not_finite_is_refused_at_its_line(tmp_path, word):
+    """pycollada read ``nan`` (and ``inf``) in a <float_array> as 0: a tetrahedron with a vertex moved, in silence."""
+    pytest.importorskip("collada")
+    from thermocomp.io.meshes import read_mesh
+
+    path = tmp_path / "link1.dae"
+    path.write_text(DAE.replace(">0 0 0 0.1", f">{word} 0 0 0.1"))
+    with pytest.raises(InputError, match=re.escape(f"<float_array id='a'>: expected finite numbers, got '{word}'")) as info:
+        read_mesh(path, 1.0)
+    assert (info.value.path, info.value.row) == (str(path), 6)
+    path.write_text(DAE)
+    assert read_mesh(path, 1.0).vertices.max() == pytest.approx(0.1)
+
+
+def test_a_binary_stl_cut_short_whose_header_begins_solid_is_named_so(tmp_path):
+    """CAD tools write 'solid NAME' in a binary STL's header; cut short, it was read as ASCII and refused as
+    "expected triangles, got none", which named nothing wrong."""
+    from thermocomp.io.meshes import read_mesh, stl_bytes
+
+    data = stl_bytes(TET, TET_FACES)
+    path = tmp_path / "link1.stl"
+    path.write_bytes(b"solid part".ljust(80) + data[80:-70])
+    with pytest.raises(InputError, match=re.escape("count says 4 triangles (284 bytes), got 214 bytes: the file is cut "
+                                                   "short")):
+        read_mesh(path, 1.0)
+    path.write_bytes(b"solid part".ljust(80) + data[80:])
+    assert read_mesh(path, 1.0).faces.shape == (4, 3)
+
+
+@pytest.mark.parametrize("kind", ["hard link", "symbolic link"])
+def test_a_mesh_map_naming_one_file_twice_through_a_link_is_refused(tmp_path, kind):
+    """A file listed twice is counted twice (its mass twice); a hard link to it was not seen as the same file."""
+    from thermocomp.io.meshes import read_mesh_map, write_stl
+
+    write_stl(tmp_path / "a.stl", TET, TET_FACES)
+    (tmp_path / "b.stl").hardlink_to(tmp_path / "a.stl") if kind == "hard link" else (tmp_path / "b.stl").symlink_to("a.stl")
+    (tmp_path / "map.csv").write_text("link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg\nbase,a.stl,0,0,0,0,0,0\n"
+                                      "link1,b.stl,0,0,0,0,0,0\n")
+    with pytest.raises(InputError, match="is already listed on line 2") as info:
+        read_mesh_map(tmp_path / "map.csv", tmp_path, ["base", "link1"], 1.0)
+    assert (info.value.row, info.value.column) == (3, "mesh")
+
+
+# ----- UR's RTDE recording (servo identify --recording): time that does not run evenly forward, a column twice
+
+
+def _rtde(times=None, header_edit=lambda h: h):
+    from test_servo_sim import _rtde_text
+
+    from thermocomp.printing.identification import IdentificationOptions, MultisineOptions, experiment, layout
+
+    options = IdentificationOptions(multisine=MultisineOptions(period_s=8.0, periods=2))
+    u = experiment(options, 125.0, 6)
+    full = np.vstack([np.zeros((300, 6)), u, np.zeros((50, 6))])
+    text = _rtde_text(full, np.cumsum(full, axis=0) * 0.008, full * 0.5)
+    lines = text.split("\n")
+    lines[0] = header_edit(lines[0])
+    for k, t in (times or {}).items():
+        cells = lines[k - 1].split(" ")
+        cells[0] = repr(t)
+        lines[k - 1] = " ".join(cells)
+    return "\n".join(lines), u.shape[0], layout(options, 125.0).step
+
+
+@pytest.mark.parametrize(("line", "time", "words"), [
+    (2000, 999.0, "expected increasing timestamps, got 999.0 after"),  # (two recordings one after the other)
+    (2000, 1000.0 + 1997 * 0.008, "expected increasing timestamps"),  # a sample twice
+    (2000, 1000.0 + 1998.5 * 0.008, "expected a sample every 8 ms through the experiment, got 12 ms"),  # one lost
+    (2000, 1000.0 + 1997.7 * 0.008, "got 5.6 ms after the previous sample"),
+])
+def test_an_rtde_recording_whose_time_does_not_run_evenly_is_refused_at_its_line(line, time, words):
+    """A row out of order, repeated or a sample lost: the median step was checked only, and the identification took
+    the samples as evenly spaced (a lost sample shifts every later one by a sample: the delay, the models)."""
+    from thermocomp.printing.rtde_csv import read_rtde_text
+
+    text, samples, step = _rtde({line: time})
+    with pytest.raises(InputError, match=re.escape(words)) as info:
+        read_rtde_text(text, "rec.csv", 6, 125.0, samples, step)
+    assert (info.value.path, info.value.row, info.value.column) == ("rec.csv", line, "timestamp")
+
+
+def test_an_rtde_column_given_twice_is_refused():
+    from thermocomp.printing.rtde_csv import read_rtde_text
+
+    text, samples, step = _rtde(header_edit=lambda h: h.replace("safety_mode", "actual_q_2"))
+    with pytest.raises(InputError, match="expected each RTDE column once, got actual_q_2 twice") as info:
+        read_rtde_text(text, "rec.csv", 6, 125.0, samples, step)
+    assert info.value.row == 1
+
+
+def test_the_identification_of_a_recording_whose_higher_orders_are_unstable_ends_with_their_vaf_nan():
+    """A joint that follows its command exactly (an integrator, no dynamics): the models of higher orders are
+    unstable and fitting their input matrix over 3,000 samples overflowed: numpy's LinAlgError traceback ("SVD did
+    not converge")."""
+    from thermocomp.printing.identification import IdentificationOptions, experiment, identify_joint, layout
+
+    options = IdentificationOptions()
+    lay = layout(options, 125.0)
+    u = experiment(options, 125.0, 1)[:, 0]
+    y = np.column_stack([np.cumsum(u) * 0.008, u])
+    est, val = slice(0, lay.estimation_end), slice(lay.validation_rest, lay.validation_end)
+    models, vafs = identify_joint(u[est], y[est], u[val], y[val] - [y[val.start, 0], 0.0], options.orders,
+                                  options.block_rows, 125)
+    assert len(models) == len(options.orders) and np.isnan(vafs[1:]).all()
+    assert all(np.all(m.B == 0.0) for m, v in zip(models, vafs) if np.isnan(v))
+
+
+# ----- a numpy scalar's repr (numpy 2: "np.float64(0.28)") in a file written or a message
+
+
+def test_the_collisions_csv_holds_plain_numbers(tmp_path, capsys):
+    """The flagged samples' time_s was written as ``np.float64(0.28)``: a CSV no reader takes."""
+    from dynamics_truth import cad_and_truth
+
+    from thermocomp.cli.main import main
+
+    cad, _ = cad_and_truth("ur5", tmp_path)
+    exc, rec, flags = tmp_path / "excitation.csv", tmp_path / "rec.csv", tmp_path / "flags.csv"
+    assert main(["excite", "--robot", "ur5", "--duration-s", "4", "--rate-hz", "50", "--out", str(exc)]) == 0
+    assert main(["simulate-recording", "--truth", str(cad), "--trajectory", str(exc), "--torque-noise-nm", "1",
+                 "--seed", "6", "--out", str(rec)]) == 0
+    assert main(["collisions", "--robot", str(cad), "--recording", str(rec), "--threshold-nm", "0.5", "--out",
+                 str(flags)]) == 2
+    rows = [line.split(",") for line in flags.read_text().splitlines()[1:]]
+    assert rows and all(0.0 <= float(row[0]) <= 4.0 for row in rows)
+
+
+def test_a_recording_whose_time_runs_back_names_the_times_as_numbers(tmp_path):
+    from thermocomp.io.recording_csv import read_recording_csv
+
+    path = tmp_path / "rec.csv"
+    path.write_text("time_s,q1_rad,tau1_Nm\n0.0,0,0\n0.19,0,0\n0.01,0,0\n0.3,0,0\n")
+    with pytest.raises(InputError) as info:
+        read_recording_csv(path)
+    assert info.value.message == "time_s must increase, got 0.01 after 0.19" and info.value.row == 4
