@@ -145,7 +145,7 @@ def read_time_law(path: PathLike):
             cool = data.get("tau_cool_min")
             return FirstOrder(_number(data, "tau_min", src, places),
                               None if cool is None else _number(data, "tau_cool_min", src, places),
-                              tuple(tuple(ab) for ab in data.get("heat_on_min", ALWAYS_ON)))
+                              data.get("heat_on_min", ALWAYS_ON))  # (checked there: "heat_on: expected pairs ...")
         return TemperatureMap(tuple(data["weights_per_C"]), tuple(data["reference_C"]), tuple(data["log_minute"]),
                               tuple(tuple(row) for row in data["log_C"]))
     except (ConfigurationError, TypeError, ValueError, OverflowError) as exc:
