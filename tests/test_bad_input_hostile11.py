@@ -369,3 +369,22 @@ def test_a_recording_whose_time_runs_back_names_the_times_as_numbers(tmp_path):
     with pytest.raises(InputError) as info:
         read_recording_csv(path)
     assert info.value.message == "time_s must increase, got 0.01 after 0.19" and info.value.row == 4
+
+
+# ----- a drive gain out of any drive's range
+
+
+@pytest.mark.parametrize("gain", ["1e-300", "1e-4", "2e5"])
+def test_a_drive_gain_out_of_any_drives_range_is_refused_at_its_cell(tmp_path, gain):
+    """A gain of 1e-300 N m/A was taken (> 0): the joint's torques vanished, and identify --gains ended with a
+    report of nonsense (exit 2)."""
+    from thermocomp.io.drive_gains_csv import read_drive_gains_csv
+
+    path = tmp_path / "g.csv"
+    path.write_text("joint,gain_Nm_per_A\n" + "".join(f"{j},{gain if j == 3 else 10.0}\n" for j in range(1, 7)))
+    with pytest.raises(InputError, match=re.escape(f"expected a gain from 0.001 to 100000 N m/A (a motor's torque "
+                                                   f"constant times its gear ratio), got {float(gain)!r}")) as info:
+        read_drive_gains_csv(path, 6)
+    assert (info.value.row, info.value.column) == (4, "gain_Nm_per_A")
+    path.write_text(path.read_text().replace(gain, "0.001"))
+    assert read_drive_gains_csv(path, 6)[2] == 0.001
