@@ -388,3 +388,21 @@ def test_a_drive_gain_out_of_any_drives_range_is_refused_at_its_cell(tmp_path, g
     assert (info.value.row, info.value.column) == (4, "gain_Nm_per_A")
     path.write_text(path.read_text().replace(gain, "0.001"))
     assert read_drive_gains_csv(path, 6)[2] == 0.001
+
+
+@pytest.mark.slow
+def test_drive_gains_from_two_runs_of_one_load_end_within_their_bound():
+    """The unloaded run given again as the loaded one (its currents with new noise): no gain is determined, and the
+    fit ran to MINPACK's bound of 100 evaluations per unknown (6,700: minutes; the command's attack timed out at
+    300 s). Now MAX_EVALUATIONS (some 15 s of CPU here), then a message naming the file."""
+    from test_dynamics_drives import current_recordings
+
+    from thermocomp.dynamics.drive_gains import identify_drive_gains
+
+    chain, _, _, (unloaded, _) = current_recordings(np.random.default_rng(3))
+    again = type(unloaded)(time=unloaded.time, q=unloaded.q, tau=unloaded.tau, qd=unloaded.qd, qdd=unloaded.qdd,
+                           current=unloaded.current + np.random.default_rng(1).normal(0.0, 0.02, unloaded.current.shape),
+                           source="loaded.csv")
+    with pytest.raises(InputError, match="did not converge in 200 evaluations: the recordings do not determine") as info:
+        identify_drive_gains(chain, unloaded, again, 2.8)
+    assert info.value.path == "loaded.csv"
