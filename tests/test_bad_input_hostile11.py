@@ -406,3 +406,19 @@ def test_drive_gains_from_two_runs_of_one_load_end_within_their_bound():
     with pytest.raises(InputError, match="did not converge in 200 evaluations: the recordings do not determine") as info:
         identify_drive_gains(chain, unloaded, again, 2.8)
     assert info.value.path == "loaded.csv"
+
+
+# ----- a print path's targets: an error of the file is located in it
+
+
+def test_a_print_path_with_a_target_repeated_is_named_at_its_file_and_line():
+    """``--path pp.csv`` with one target twice in a row was refused naming --path alone (a file of hundreds)."""
+    from thermocomp.printing.paths import targets_path
+
+    p = np.array([[0.4, 0.0, 0.3], [0.45, 0.0, 0.3], [0.45, 0.0, 0.3], [0.5, 0.0, 0.3]])
+    with pytest.raises(InputError, match="two consecutive targets at the same position") as info:
+        targets_path(np.tile(np.eye(3), (4, 1, 1)), p, 10.0, 125.0, "pp.csv", np.array([3, 4, 6, 7]))
+    assert (info.value.path, info.value.row) == ("pp.csv", 6)
+    with pytest.raises(InputError, match="expected at least 2 targets") as info:
+        targets_path(np.eye(3)[None], p[:1], 10.0, 125.0, "pp.csv", np.array([3]))
+    assert info.value.path == "pp.csv"
