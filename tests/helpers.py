@@ -22,7 +22,7 @@ def write(tmp_path: Path, text: str, name: str = "input.csv") -> Path:
     return path
 
 
-def assert_located(exc: InputError, path: Path, line: int | None, column: str | None) -> None:
+def assert_located(exc: InputError, path: Path, line: int | None, column: str | int | None) -> None:
     """The error names the file, the line and the column, as attributes and in its message."""
     assert exc.path == str(path)
     assert exc.row == line

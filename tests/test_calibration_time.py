@@ -136,7 +136,7 @@ def test_law_file_errors_name_the_file_and_the_key(tmp_path):
     path = write(tmp_path, 'format = "thermocomp-time-law"\nversion = 1 2\n', "v.law.toml")
     with pytest.raises(InputError) as info:
         read_time_law(path)
-    assert_located(info.value, path, 2, "13")
+    assert_located(info.value, path, 2, 13)  # (a character column, not a CSV column named "13")
 
 
 @pytest.mark.parametrize(("body", "words"), [

@@ -585,7 +585,7 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
                 body = ["time_s,joints," + ",".join(f"te{j + 1}_Nm" for j in range(info.chain.n_joints))]
                 for r in rows:
                     joints = " ".join(str(j + 1) for j in np.flatnonzero(result.flags[r]))
-                    body.append(f"{t[r]!r},{joints}," + ",".join(repr(float(v)) for v in result.error[r]))
+                    body.append(f"{float(t[r])!r},{joints}," + ",".join(repr(float(v)) for v in result.error[r]))
                 p.write_text("\n".join(body) + "\n", encoding="utf-8")
 
             _commit(job, [(out, write)])

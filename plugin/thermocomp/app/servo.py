@@ -530,7 +530,8 @@ def run_track(spec: ServoTrackJob) -> TrackResult:
                     from thermocomp.io.targets_csv import read_targets_csv
 
                     program = read_targets_csv(name, n_joints=chain.n_joints)
-                    cart = targets_path(program.R_world_tcp, program.p_world_tcp, v, models.rate_hz)
+                    cart = targets_path(program.R_world_tcp, program.p_world_tcp, v, models.rate_hz, str(name),
+                                        program.lines)
                 seed_q = q_start if name in LINES else chain.home
                 for label, reference_model in references:
                     q_ref, qd_ref = joint_reference(reference_model, cart, seed_q, models.rate_hz)

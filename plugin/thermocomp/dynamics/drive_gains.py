@@ -107,6 +107,12 @@ def _columns(chain: Chain, recording: Recording, options: IdentifyOptions, base,
     return current, joint, rows_W, rows_L, int(data.q.shape[0])
 
 
+#: Most evaluations of the gains' output-error fit (each a pass over both recordings): it converges in some 15
+#: (the GoFa's runs of tests/test_dynamics_drives.py: 13, then 4); two recordings of one load determine no gain and
+#: MINPACK's own bound, 100 per unknown (6,700), ran for many minutes.
+MAX_EVALUATIONS = 200
+
+
 def identify_drive_gains(chain: Chain, unloaded: Recording, loaded: Recording, payload_mass: float,
                          options: IdentifyOptions | None = None) -> DriveGains:
     """Drive gains from currents recorded without and with a payload of ``payload_mass`` [kg] on the last link.
@@ -115,7 +121,7 @@ def identify_drive_gains(chain: Chain, unloaded: Recording, loaded: Recording, p
     ------
     InputError
         A recording without currents, of another number of joints, or motions that leave a gain or parameter
-        undetermined (the message names it).
+        undetermined (the message names it), or a fit that does not converge in :data:`MAX_EVALUATIONS`.
     """
     options = options or IdentifyOptions()
     if not (math.isfinite(payload_mass) and payload_mass > 0):
@@ -180,7 +186,11 @@ def identify_drive_gains(chain: Chain, unloaded: Recording, loaded: Recording, p
             return J * w[:, None]
 
         fit = scipy.optimize.least_squares(residual, z, jac=jacobian, method="lm", x_scale="jac",
-                                           xtol=1e-12, ftol=1e-12, gtol=1e-12)
+                                           xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=MAX_EVALUATIONS)
+        if fit.status == 0:  # (MINPACK's default bound, 100 per unknown, ran for many minutes)
+            raise InputError(f"the drive gains' fit did not converge in {MAX_EVALUATIONS} evaluations: the recordings "
+                             "do not determine the gains (did the loaded run carry the payload of the mass given, "
+                             "and the unloaded run none?)", path=loaded.source or None)
         z = fit.x
         res = z[:n][joint] * torque(z) - current
         sigma = np.array([math.sqrt(float(np.mean(res[joint == j] ** 2))) for j in range(n)])

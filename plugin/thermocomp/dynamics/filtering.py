@@ -48,8 +48,8 @@ def sample_rate(t: ArrayLike, path: str | None = None) -> float:
     dt = np.diff(t)
     if np.any(dt <= 0):
         bad = int(np.argmax(dt <= 0))
-        raise InputError(f"time_s must increase; sample {bad + 2} is at {t[bad + 1]!r} s after {t[bad]!r} s", path=path,
-                         row=bad + 3, column="time_s")
+        raise InputError(f"time_s must increase; sample {bad + 2} is at {float(t[bad + 1])!r} s after "
+                         f"{float(t[bad])!r} s", path=path, row=bad + 3, column="time_s")
     mean = float(np.mean(dt))
     if np.max(np.abs(dt - mean)) > UNIFORM_RTOL * mean:
         bad = int(np.argmax(np.abs(dt - mean)))

@@ -64,13 +64,13 @@ class FrictionTable:
                 raise InputError(f"friction {k}: expected {n[0]} finite values, got {a.tolist()}")
             if np.any(a < 0):
                 j = int(np.argmax(a < 0))
-                raise InputError(f"friction {k} of joint {j + 1}: expected >= 0, got {a[j]!r}")
+                raise InputError(f"friction {k} of joint {j + 1}: expected >= 0, got {float(a[j])!r}")
             a.setflags(write=False)
             object.__setattr__(self, k, a)
         stribeck = arrays["Fs"] != arrays["Fc"]
         if np.any(stribeck & (arrays["vs"] <= 0)):
             j = int(np.argmax(stribeck & (arrays["vs"] <= 0)))
-            raise InputError(f"friction vs of joint {j + 1}: expected > 0 when Fs != Fc, got {arrays['vs'][j]!r}")
+            raise InputError(f"friction vs of joint {j + 1}: expected > 0 when Fs != Fc, got {float(arrays['vs'][j])!r}")
 
     @property
     def n_joints(self) -> int:

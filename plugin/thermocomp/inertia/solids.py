@@ -49,6 +49,10 @@ Method = Literal["closed", "signed", "convex_hull"]
 #: The fallbacks a user may choose for a surface that is not closed.
 Fallback = Literal["signed", "convex_hull"]
 FALLBACKS: tuple[str, ...] = ("signed", "convex_hull")
+#: The vertices of a ``"convex_hull"`` fallback span no volume when their smallest spread (singular value about
+#: their centroid) is below this share of their largest: in a plane to double precision's round-off of CAD
+#: coordinates (qhull joggles such points into a sliver of a hull, some 1e-11 of the part's size thick).
+FLAT_HULL_RATIO = 1e-9
 
 
 def _frozen(a: ArrayLike) -> FloatArray:
@@ -393,9 +397,17 @@ def solid_properties(
 
     if method == "convex_hull":
         import trimesh
+        from scipy.spatial import QhullError
 
-        with np.errstate(divide="ignore", invalid="ignore"):  # a flat hull has no volume: refused below
-            hull = trimesh.Trimesh(vertices=v, faces=f, process=False).convex_hull
+        spread = np.linalg.svd(v - v.mean(axis=0), compute_uv=False) if len(v) >= 4 else np.zeros(1)
+        try:
+            if spread.size < 3 or not spread[2] > FLAT_HULL_RATIO * spread[0]:
+                raise QhullError("flat")  # (qhull joggles coplanar points ('QJ') into a sliver of a hull)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                hull = trimesh.Trimesh(vertices=v, faces=f, process=False).convex_hull
+        except QhullError:  # (fewer than 4 vertices, or all on a line: qhull's traceback)
+            raise InputError(f"expected vertices whose convex hull encloses volume, got {len(v)} distinct vertices "
+                             "that span no volume (fewer than 4, or all on a line or in a plane)", path=source) from None
         volume, com, inertia = _integrals(np.asarray(hull.vertices), np.asarray(hull.faces), source)
         if volume < 0:  # trimesh orients hulls outward; kept for safety, not a silent repair of input
             volume, inertia = -volume, -inertia

@@ -19,13 +19,22 @@ from thermocomp.io.atomic import atomic_open
 from thermocomp.io.csvtext import joint_rows
 
 COLUMNS = ("joint", "gain_Nm_per_A")
+#: The gains a drive can have [N m/A]: a motor's torque constant (some 0.01 to 2 N m/A) times its gear ratio (some
+#: 10 to 300), with a wide margin either way. Beyond it a gain is a slip (1e-300 made a joint's torques vanish, and the
+#: identification ended with a report of nonsense).
+GAIN_RANGE = (1e-3, 1e5)
 
 
 def read_drive_gains_csv(path: PathLike, n_joints: int | None = None) -> FloatArray:
-    """The gains ``(n,)`` [N m/A]; errors name the file, line and column (a gain must be > 0)."""
+    """The gains ``(n,)`` [N m/A]; errors name the file, line and column (a gain must be > 0, within
+    :data:`GAIN_RANGE`)."""
     def positive(number: int, row: list[float]) -> None:
         if not row[0] > 0:
             raise InputError(f"expected a gain > 0 N m/A, got {row[0]!r}", path=str(path), row=number,
+                             column=COLUMNS[1])
+        if not GAIN_RANGE[0] <= row[0] <= GAIN_RANGE[1]:
+            raise InputError(f"expected a gain from {GAIN_RANGE[0]:g} to {GAIN_RANGE[1]:g} N m/A (a motor's torque "
+                             f"constant times its gear ratio), got {row[0]!r}", path=str(path), row=number,
                              column=COLUMNS[1])
 
     return joint_rows(path, COLUMNS, (), n_joints, positive)[:, 0]
@@ -39,4 +48,4 @@ def write_drive_gains_csv(path: PathLike, gains: FloatArray, comments: tuple[str
         fh.write("\n".join(lines) + "\n")
 
 
-__all__ = ["COLUMNS", "read_drive_gains_csv", "write_drive_gains_csv"]
+__all__ = ["COLUMNS", "GAIN_RANGE", "read_drive_gains_csv", "write_drive_gains_csv"]

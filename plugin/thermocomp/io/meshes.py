@@ -125,20 +125,54 @@ def _dae_asset(path: Path) -> tuple[float, str]:
                     raise InputError(f"<unit meter>: expected a number, got {e.get('meter')!r}", path=str(path)) from None
             elif tag == "up_axis" and e.text:
                 up = e.text.strip()
+    _check_float_arrays(root, path)
     return meter, up
+
+
+_FLOAT_ARRAY = re.compile(rb"<(?:[\w.-]+:)?float_array\b")
+
+
+def _check_float_arrays(root: ET.Element, path: Path) -> None:
+    """Every ``<float_array>`` (a COLLADA file's vertex coordinates, normals ...) holds finite numbers: pycollada
+    read ``nan`` and ``inf`` as 0, a mesh silently other than the file's. Errors name the element's line."""
+    for k, element in enumerate(e for e in root.iter() if isinstance(e.tag, str) and e.tag.split("}")[-1] == "float_array"):
+        words = (element.text or "").split()
+        try:
+            values = np.array(words, dtype=float)
+            bad = next((w for w, v in zip(words, values) if not math.isfinite(v)), None)
+        except ValueError:
+            bad = next(w for w in words if not _is_float(w))
+        if bad is not None:
+            found = list(itertools.islice(_FLOAT_ARRAY.finditer(path.read_bytes()), k + 1))
+            line = found[k].string.count(b"\n", 0, found[k].start()) + 1 if len(found) > k else None
+            raise InputError(f"<float_array id={element.get('id')!r}>: expected finite numbers, got {bad[:40]!r}",
+                             path=str(path), row=line)
+
+
+def _is_float(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_stl(path: Path) -> None:
     """An STL is binary (80-byte header, count, 50 bytes per triangle) or ASCII text starting with ``solid``."""
     size = path.stat().st_size
     with path.open("rb") as handle:
-        head = handle.read(84)
+        head = handle.read(4096)
     if size >= 84 and size == 84 + 50 * struct.unpack("<I", head[80:84])[0]:
         return
     # The name after 'solid' is free text (a CAD tool may write 'solid café' in Latin-1): test the bytes.
     if not head.lstrip().lower().startswith(b"solid"):
         raise InputError(f"expected a binary STL (84 + 50 bytes per triangle) or an ASCII STL ('solid ...'), "
                          f"got {size} bytes that are neither", path=str(path))
+    if size >= 84 and b"\0" in head:  # a binary STL whose header begins 'solid' (CAD tools write it), cut short
+        count = struct.unpack("<I", head[80:84])[0]
+        raise InputError(f"a binary STL (its header begins 'solid', but ASCII text has no NUL byte) whose count says "
+                         f"{count:,} triangles ({84 + 50 * count:,} bytes), got {size:,} bytes: the file is cut short "
+                         "or its count is wrong", path=str(path))
 
 
 #: A face (``f``) of an OBJ with a vertex index 0: OBJ counts vertices from 1 (or from the end, negative), and trimesh
@@ -390,7 +424,7 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
     body = list(rest)
     idx = check_header(header, MESH_MAP_COLUMNS, [], src, header_line)
     refs = []
-    first_line: dict[Path, tuple[int, str]] = {}  # each file's first row and link: a file is listed once
+    first_line: dict[tuple[int, int], tuple[int, str]] = {}  # each file's first row and link: a file is listed once
     for line, cells in body:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
@@ -400,7 +434,8 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
         mesh = d / cells[idx["mesh"]].strip()
         if not mesh.is_file():
             raise InputError(f"mesh file {str(mesh)!r} not found", path=src, row=line, column="mesh")
-        key = mesh.resolve()
+        found = mesh.stat()
+        key = (found.st_dev, found.st_ino)  # (one file by any name: a link, a hard link)
         if key in first_line:
             earlier, earlier_link = first_line[key]
             raise InputError(f"mesh file {cells[idx['mesh']].strip()!r} is already listed on line {earlier} "

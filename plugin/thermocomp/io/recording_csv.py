@@ -193,7 +193,7 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: 
     dt = np.diff(t)
     if np.any(dt <= 0):
         bad = int(np.argmax(dt <= 0))
-        raise InputError(f"time_s must increase, got {t[bad + 1]!r} after {t[bad]!r}", path=src, column="time_s",
+        raise InputError(f"time_s must increase, got {float(t[bad + 1])!r} after {float(t[bad])!r}", path=src, column="time_s",
                          row=_line_of(path, bad + 1))
     k = 1
     parts = {}

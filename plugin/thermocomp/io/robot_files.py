@@ -639,13 +639,26 @@ def _bounded_memory() -> None:
 
 def expand_xacro_here(path: Path, args: dict[str, str], packages: Mapping[str, Path],
                       search_path: tuple[Path, ...] = (), *, with_includes: bool = False, env: bool = False):
-    """:func:`expand_xacro` in this process, unbounded (:mod:`thermocomp.io.xacro_child` calls it)."""
+    """:func:`expand_xacro` in this process, unbounded (:mod:`thermocomp.io.xacro_child` calls it).
+
+    xacro reads the file by its resolved name; an error in the file itself names it as the user gave it (a
+    link to ``/proc/self/status`` was named ``/proc/12345/status``, the expansion's process)."""
+    top = str(path.resolve())
+    try:
+        return _expand_xacro_here(path, top, args, packages, search_path, with_includes=with_includes, env=env)
+    except InputError as exc:
+        if exc.path != top:
+            raise
+        raise InputError(exc.message.replace(top, str(path)), path=str(path), row=exc.row, column=exc.column) from None
+
+
+def _expand_xacro_here(path: Path, top: str, args: dict[str, str], packages: Mapping[str, Path],
+                       search_path: tuple[Path, ...], *, with_includes: bool, env: bool):
     try:
         import xacro
     except ImportError as exc:  # declared in pyproject; a broken install should still say what to do
         raise InputError("reading .xacro files needs the 'xacro' package: pip install xacro", path=str(path)) from exc
 
-    top = str(path.resolve())
     # xacro keeps the files a run included in a module list that it never clears: start this run's afresh,
     # so that an error is searched for in this file's includes only.
     xacro.all_includes = []

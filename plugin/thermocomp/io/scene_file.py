@@ -41,6 +41,7 @@ from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
 from thermocomp.io.files import MAX_DESCRIPTION_BYTES, is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
 from thermocomp.io.robots import BUILTIN_NAMES, is_builtin
+from thermocomp.io.toml_text import load_toml
 from thermocomp.robot.chain import Chain
 
 #: Format versions this reader understands (top-level key ``thermocomp_scene``).
@@ -82,13 +83,6 @@ OBJECT_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Links of a robot a mesh map can name: ``base`` and ``link1`` .. ``linkn``
 #: (the links of :func:`thermocomp.io.urdf.urdf_text`).
 _LINK_NAME = re.compile(r"^(base|link[1-9][0-9]*)$")
-
-
-def _tomllib():
-    """``tomllib``, imported when a file is read."""
-    import tomllib
-
-    return tomllib
 
 
 # --- plain data returned by the readers ---------------------------------------------
@@ -306,52 +300,6 @@ def builtin_scene(robot: str) -> Path | None:
     return folder / name
 
 
-# --- locating keys in the text ------------------------------------------------------------
-
-
-class _Where:
-    """Line numbers of table headers and keys in a TOML text (for located errors).
-
-    TOML parsers return values without positions; this finds the line a key
-    sits on by a light scan of the text: the ``k``-th ``[header]`` or
-    ``[[header]]`` line, then the first ``key =`` line below it. Keys in
-    inline tables fall back to the line of their table.
-    """
-
-    _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-    _KEY = re.compile(r'^\s*("?)([A-Za-z0-9_.-]+)\1\s*=')
-
-    def __init__(self, text: str) -> None:
-        self.headers: list[tuple[str, int]] = []  # (dotted name, line)
-        self.keys: list[tuple[str, int, int]] = []  # (key, line, index of the header it is under, -1 at top)
-        for number, line in enumerate(text.split("\n"), start=1):  # (TOML's line ends: not U+2028 splitlines ends at)
-            m = self._HEADER.match(line)
-            if m:
-                self.headers.append((m.group(1).replace(" ", ""), number))
-                continue
-            k = self._KEY.match(line)
-            if k:
-                self.keys.append((k.group(2), number, len(self.headers) - 1))
-
-    def table(self, name: str, occurrence: int = 0) -> tuple[int, int | None]:
-        """(header index, line) of the ``occurrence``-th ``[name]`` / ``[[name]]``; (-2, None) if absent."""
-        seen = 0
-        for index, (header, line) in enumerate(self.headers):
-            if header == name:
-                if seen == occurrence:
-                    return index, line
-                seen += 1
-        return -2, None
-
-    def key(self, table: str | None, key: str, occurrence: int = 0) -> int | None:
-        """Line of ``key`` under the ``occurrence``-th ``[table]`` (``None``: top level)."""
-        index, header_line = (-1, None) if table is None else self.table(table, occurrence)
-        for name, line, under in self.keys:
-            if under == index and name == key:
-                return line
-        return header_line
-
-
 class _Reader:
     """Typed, located access to the values of one TOML file."""
 
@@ -363,17 +311,7 @@ class _Reader:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InputError(f"expected UTF-8 text, got undecodable byte at offset {exc.start}", path=self.src) from exc
-        toml = _tomllib()
-        try:
-            self.doc: dict[str, Any] = toml.loads(text)
-        except toml.TOMLDecodeError as exc:
-            m = re.search(r"line (\d+)", str(exc))
-            raise InputError(f"expected a TOML {kind} file: {exc}", path=self.src,
-                             row=int(m.group(1)) if m else None) from exc
-        except RecursionError:  # (tomllib reads nested arrays and tables recursively: a traceback)
-            raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some "
-                             "levels, not hundreds)", path=self.src) from None
-        self.where = _Where(text)
+        self.doc, self.where = load_toml(text, self.src, f"expected a TOML {kind} file")
 
     def error(self, message: str, line: int | None) -> InputError:
         return InputError(message, path=self.src, row=line)
@@ -398,11 +336,8 @@ class _Table:
         self.values = values
         self.line = line
 
-    def line_of(self, key: str) -> int | None:
-        return self.r.where.key(self.table, key, self.occurrence)
-
     def fail(self, key: str, message: str) -> InputError:
-        return self.r.error(f"{self.label} {key}: {message}", self.line_of(key))
+        return self.r.where.error(f"{self.label} {key}: {message}", self.r.src, key, self.table, self.occurrence)
 
     def check_keys(self, allowed: tuple[str, ...]) -> None:
         for key in self.values:
@@ -492,13 +427,12 @@ class _Table:
 
 def _format_version(reader: _Reader, key: str, versions: tuple[int, ...], kind: str) -> None:
     value = reader.doc.get(key)
-    line = reader.where.key(None, key)
     if value is None:
         raise reader.error(
             f"expected a top-level key {key} = {versions[-1]} (the {kind} format version), got none; "
             "is this a thermocomp " + kind + " file?", None)
     if isinstance(value, bool) or value not in versions:
-        raise reader.error(f"{key}: expected a format version in {list(versions)}, got {value!r}", line)
+        raise reader.where.error(f"{key}: expected a format version in {list(versions)}, got {value!r}", reader.src, key)
 
 
 def _check_mesh_suffix(table: _Table, key: str, path: Path | None) -> Path | None:

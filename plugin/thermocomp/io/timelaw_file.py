@@ -22,7 +22,6 @@ the line and column of a TOML syntax error).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from thermocomp._typing import PathLike
@@ -31,6 +30,7 @@ from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.atomic import atomic_write_text
 from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
+from thermocomp.io.toml_text import TomlPlaces, load_toml
 
 FORMAT = "thermocomp-time-law"
 VERSION = 1
@@ -46,6 +46,7 @@ _KEYS = {
     "temperature": ("weights_per_C", "reference_C", "log_minute", "log_C"),
 }
 _OPTIONAL = {"tau_cool_min", "heat_on_min"}
+_NUMBER_KEYS = {"stabilisation_min", "tau_min", "tau_cool_min"}
 _COMMON = ("format", "version", "law", "table")
 
 
@@ -100,14 +101,6 @@ def write_time_law(law: object, path: PathLike, table_name: str | None = None, c
     atomic_write_text(path, time_law_text(law, table_name, comments))
 
 
-def _tomllib():
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib
-
-
 def read_time_law(path: PathLike):
     """Read a law file (or the law beside a table CSV: :func:`time_law_path`).
 
@@ -119,61 +112,73 @@ def read_time_law(path: PathLike):
     ------
     InputError
         Missing file, TOML syntax (with line and column), wrong format or
-        version, unknown or missing keys, values out of range (naming the key).
+        version, unknown or missing keys, values out of range (naming the key,
+        at its line and column).
     """
     path = time_law_path(path)
     src = str(path)
-    tomllib = _tomllib()
     try:
-        data = tomllib.loads(read_input_bytes(path, "time-law", MAX_DESCRIPTION_BYTES).decode("utf-8"))
+        text = read_input_bytes(path, "time-law", MAX_DESCRIPTION_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"expected UTF-8 text: {exc}", path=src) from None
-    except tomllib.TOMLDecodeError as exc:
-        where = re.search(r"line (\d+), column (\d+)", str(exc))
-        raise InputError(f"not valid TOML: {exc}", path=src, row=int(where[1]) if where else None,
-                         column=where[2] if where else None) from None
-    except RecursionError:  # (tomllib reads nested arrays and tables recursively: a traceback)
-        raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some "
-                         "levels, not hundreds)", path=src) from None
+    data, places = load_toml(text, src)
     if data.get("format") != FORMAT:
-        raise InputError(f'key format: expected "{FORMAT}", got {data.get("format")!r}', path=src)
+        raise places.error(f'key format: expected "{FORMAT}", got {data.get("format")!r}', src, "format")
     if data.get("version") != VERSION:
-        raise InputError(f"key version: expected {VERSION}, got {data.get('version')!r}", path=src)
+        raise places.error(f"key version: expected {VERSION}, got {data.get('version')!r}", src, "version")
     kind = data.get("law")
     if not isinstance(kind, str) or kind not in _KEYS:
-        raise InputError(f"key law: expected one of {', '.join(_KEYS)}, got {kind!r}", path=src)
+        raise places.error(f"key law: expected one of {', '.join(_KEYS)}, got {kind!r}", src, "law")
     for key in data:
         if key not in _COMMON and key not in _KEYS[kind]:
-            raise InputError(f"unknown key {key!r} for law {kind!r}; expected {', '.join(_KEYS[kind]) or 'none'}",
-                             path=src)
+            raise places.error(f"unknown key {key!r} for law {kind!r}; expected {', '.join(_KEYS[kind]) or 'none'}",
+                               src, key)
     for key in _KEYS[kind]:
         if key not in data and key not in _OPTIONAL:
-            raise InputError(f"missing key {key!r} for law {kind!r}", path=src)
+            raise places.error(f"missing key {key!r} for law {kind!r}", src, "law")
     try:
         if kind == "static":
             return Static()
         if kind == "linear-ramp":
-            return LinearRamp(_number(data, "stabilisation_min", src))
+            return LinearRamp(_number(data, "stabilisation_min", src, places))
         if kind == "first-order":
             cool = data.get("tau_cool_min")
-            return FirstOrder(_number(data, "tau_min", src), None if cool is None else _number(data, "tau_cool_min", src),
-                              tuple(tuple(ab) for ab in data.get("heat_on_min", ALWAYS_ON)))
+            return FirstOrder(_number(data, "tau_min", src, places),
+                              None if cool is None else _number(data, "tau_cool_min", src, places),
+                              data.get("heat_on_min", ALWAYS_ON))  # (checked there: "heat_on: expected pairs ...")
         return TemperatureMap(tuple(data["weights_per_C"]), tuple(data["reference_C"]), tuple(data["log_minute"]),
                               tuple(tuple(row) for row in data["log_C"]))
     except (ConfigurationError, TypeError, ValueError, OverflowError) as exc:
-        raise InputError(f"law {kind!r}: {exc}", path=src) from None
+        raise places.error(f"law {kind!r}: {exc}", src, _key_of(str(exc), kind, data)) from None
+
+
+#: The key a law's own message is about, by how the message begins (its field's name); else the key ``law``.
+_MESSAGE_KEYS = {"tau_min:": "tau_min", "tau_cool_min:": "tau_cool_min", "heat_on:": "heat_on_min",
+                 "stabilisation time:": "stabilisation_min", "temperature map: expected k weights": "log_C",
+                 "temperature map: expected finite numbers": "log_minute"}
+
+
+def _key_of(message: str, kind: str, data: dict) -> str:
+    """The key of ``message`` (:data:`_MESSAGE_KEYS`); a message of none (a value of the wrong type): the first of
+    the law's list keys whose value is not a list, or its one list key, else ``law``."""
+    for head, key in _MESSAGE_KEYS.items():
+        if message.startswith(head):
+            return key
+    lists = [k for k in _KEYS[kind] if k in data and k not in _NUMBER_KEYS]
+    return next((k for k in lists if not isinstance(data[k], list)), lists[0] if len(lists) == 1 else "law")
 
 
 #: Largest value of a number key [min] (a billion minutes is 1,900 years: beyond it, a typing slip).
 MAX_MINUTES = 1e9
 
 
-def _number(data: dict, key: str, src: str) -> float:
+def _number(data: dict, key: str, src: str, places: TomlPlaces) -> float:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"key {key}: expected a number, got {value!r}", path=src)
+        raise places.error(f"key {key}: expected a number, got {value!r}", src, key)
     if not abs(value) <= MAX_MINUTES:  # (NaN and inf too; an int of any size compares exactly)
-        raise InputError(f"key {key}: expected a finite number of at most {MAX_MINUTES:g}, got {value!r:.40}", path=src)
+        raise places.error(f"key {key}: expected a finite number of at most {MAX_MINUTES:g}, got {value!r:.40}", src,
+                           key)
     return float(value)
 
 

@@ -367,8 +367,9 @@ def identify_joint(u_est: ArrayLike, y_est: ArrayLike, u_val: ArrayLike, y_val: 
     for A, C in pairs:
         A_int = with_integrator(A)
         if A_int is None:
-            B, _ = fit_input_matrix(A, C, u_est, y_est)
-            models.append(JointModel(A, B, C))
+            # (an unstable A's powers overflow over thousands of samples: its least squares did not converge, a
+            # LinAlgError traceback; the model is kept for the table only, its B is not fitted)
+            models.append(JointModel(A, np.zeros((A.shape[0], 1)), C))
             vafs.append(float("nan"))
             continue
         B, _ = fit_input_matrix(A_int, C, u_est, y_est)

@@ -26,11 +26,12 @@ these functions take and give its text.
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Callable
 
 import numpy as np
 
 from thermocomp.errors import InputError
+from thermocomp.io.toml_text import load_toml
 from thermocomp.printing.identification import OUTPUTS, JointModel, ServoModels, with_integrator
 
 FORMAT = "thermocomp-servo-models"
@@ -64,21 +65,15 @@ def models_toml_text(models: ServoModels, robot: str, comments: tuple[str, ...] 
     return "\n".join(lines) + "\n"
 
 
-def _tomllib():
-    import tomllib  # (imported when a file is read)
-
-    return tomllib
-
-
-def _matrix(value: object, shape: tuple[int, ...], what: str, src: str) -> np.ndarray:
+def _matrix(value: object, shape: tuple[int, ...], what: str, at: Callable[[str], InputError]) -> np.ndarray:
     try:
         a = np.array(value, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{what}: expected numbers, got {value!r}", path=src) from None
+        raise at(f"{what}: expected numbers, got {value!r}") from None
     if a.shape != shape:
-        raise InputError(f"{what}: expected finite numbers of shape {shape}, got shape {a.shape}", path=src)
+        raise at(f"{what}: expected finite numbers of shape {shape}, got shape {a.shape}")
     if not np.all(np.isfinite(a)):  # (of the right shape: "got shape (4, 4)" named nothing wrong)
-        raise InputError(f"{what}: expected finite numbers, got {a[~np.isfinite(a)][0]:g}", path=src)
+        raise at(f"{what}: expected finite numbers, got {a[~np.isfinite(a)][0]:g}")
     return a
 
 
@@ -89,67 +84,70 @@ def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> 
     ------
     InputError
         TOML syntax (line and column), format or version, unknown or missing keys, matrices of the wrong
-        shape, joints that are not the robot's (naming the key).
+        shape, joints that are not the robot's (naming the key, at its line and column).
     """
-    tomllib = _tomllib()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        where = re.search(r"line (\d+), column (\d+)", str(exc))
-        raise InputError(f"not valid TOML: {exc}", path=src, row=int(where[1]) if where else None,
-                         column=int(where[2]) if where else None) from None
-    except RecursionError:  # (tomllib reads nested arrays and tables recursively: a traceback)
-        raise InputError("not valid TOML: arrays or tables nested too deeply to read (a file of values nests some "
-                         "levels, not hundreds)", path=src) from None
+    data, places = load_toml(text, src)
+
+    def at(key: str, joint: int | None = None) -> Callable[[str], InputError]:
+        """An error at ``key`` (of the ``joint``-th ``[[joint]]`` table, or at the top level)."""
+        return lambda message: places.error(message, src, key, None if joint is None else "joint", joint or 0)
+
     if data.get("format") != FORMAT:
-        raise InputError(f'key format: expected "{FORMAT}", got {data.get("format")!r}', path=src)
+        raise at("format")(f'key format: expected "{FORMAT}", got {data.get("format")!r}')
     if data.get("version") == 1:
-        raise InputError(f"key version: expected {VERSION}, got 1 (models of the joint speed only, from before the "
-                         f"joint angle was an output of the identification: run servo identify again)", path=src)
+        raise at("version")(f"key version: expected {VERSION}, got 1 (models of the joint speed only, from before "
+                            f"the joint angle was an output of the identification: run servo identify again)")
     if data.get("version") != VERSION:
-        raise InputError(f"key version: expected {VERSION}, got {data.get('version')!r}", path=src)
+        raise at("version")(f"key version: expected {VERSION}, got {data.get('version')!r}")
     unknown = sorted(set(data) - _TOP)
     if unknown:
-        raise InputError(f"unknown keys {unknown}; expected {sorted(_TOP)}", path=src)
+        raise at(unknown[0])(f"unknown keys {unknown}; expected {sorted(_TOP)}")
     missing = sorted({"robot", "rate_hz", "delay_samples", "joint"} - set(data))
     if missing:
         raise InputError(f"missing keys {missing}", path=src)
     rate, delay = data["rate_hz"], data["delay_samples"]
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (math.isfinite(rate) and 0 < rate <= 1000):
-        raise InputError(f"key rate_hz: expected a rate in (0, 1000] Hz, got {rate!r}", path=src)
+        raise at("rate_hz")(f"key rate_hz: expected a rate in (0, 1000] Hz, got {rate!r}")
     if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 50:
-        raise InputError(f"key delay_samples: expected an integer in [0, 50], got {delay!r}", path=src)
+        raise at("delay_samples")(f"key delay_samples: expected an integer in [0, 50], got {delay!r}")
     orders = data.get("orders", [])
     if not isinstance(orders, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in orders):
-        raise InputError(f"key orders: expected a list of integers, got {orders!r}", path=src)
+        raise at("orders")(f"key orders: expected a list of integers, got {orders!r}")
     tables = data["joint"]
-    if not isinstance(tables, list) or [t.get("name") for t in tables] != list(joint_names):
-        names = [t.get("name") for t in tables] if isinstance(tables, list) else tables
-        raise InputError(f"[[joint]] tables: expected the robot's joints {list(joint_names)} in order, got {names}",
-                         path=src)
+    names = [t.get("name") if isinstance(t, dict) else t for t in tables] if isinstance(tables, list) else tables
+    if names != list(joint_names):
+        where = at("joint")  # (joint = [1, 2], an empty list: the key; else the first table whose name differs)
+        if isinstance(tables, list) and tables and all(isinstance(t, dict) for t in tables):
+            first = next((k for k, (a, b) in enumerate(zip(names, joint_names)) if a != b), len(tables) - 1)
+            where = at("name", first)
+        raise where(f"[[joint]] tables: expected the robot's joints {list(joint_names)} in order, got {names}")
     joints, vafs = [], []
-    for t in tables:
+    for k, t in enumerate(tables):
         name = t["name"]
         bad = sorted(set(t) - _JOINT)
         if bad:
-            raise InputError(f"joint {name!r}: unknown keys {bad}; expected {sorted(_JOINT)}", path=src)
+            raise at(bad[0], k)(f"joint {name!r}: unknown keys {bad}; expected {sorted(_JOINT)}")
         for key in ("A", "B", "C"):
             if key not in t:
-                raise InputError(f"joint {name!r}: missing key {key!r}", path=src)
+                raise at(key, k)(f"joint {name!r}: missing key {key!r}")
         n = len(t["A"]) if isinstance(t["A"], list) else 0
         if n < 1:
-            raise InputError(f"joint {name!r} key A: expected a square matrix, got {t['A']!r}", path=src)
-        A = _matrix(t["A"], (n, n), f"joint {name!r} key A", src)
-        B = _matrix(t["B"], (n,), f"joint {name!r} key B", src)
-        C = _matrix(t["C"], (OUTPUTS, n), f"joint {name!r} key C", src)
+            raise at("A", k)(f"joint {name!r} key A: expected a square matrix, got {t['A']!r}")
+        A = _matrix(t["A"], (n, n), f"joint {name!r} key A", at("A", k))
+        B = _matrix(t["B"], (n,), f"joint {name!r} key B", at("B", k))
+        C = _matrix(t["C"], (OUTPUTS, n), f"joint {name!r} key C", at("C", k))
         if with_integrator(A) is None:
-            raise InputError(f"joint {name!r} key A: expected one eigenvalue at 1 (the joint angle's integrator) and "
+            raise at("A", k)(f"joint {name!r} key A: expected one eigenvalue at 1 (the joint angle's integrator) and "
                              f"the others inside the unit circle, got magnitudes "
-                             f"{np.round(np.sort(np.abs(np.linalg.eigvals(A)))[::-1], 6).tolist()}", path=src)
+                             f"{np.round(np.sort(np.abs(np.linalg.eigvals(A)))[::-1], 6).tolist()}")
         vaf = t.get("vaf_pct", float("nan"))
         joints.append(JointModel(A, B, C, float(vaf) if isinstance(vaf, (int, float)) else float("nan")))
         if "vaf_by_order_pct" in t:
-            vafs.append(np.array(t["vaf_by_order_pct"], dtype=float))
+            row = t["vaf_by_order_pct"]  # (nan: a model of that order that was unstable)
+            if not isinstance(row, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in row):
+                raise at("vaf_by_order_pct", k)(f"joint {name!r} key vaf_by_order_pct: expected a list of numbers, "
+                                                f"got {row!r:.200}")
+            vafs.append(np.array(row, dtype=float))
     table = np.array(vafs) if len(vafs) == len(joints) and all(v.size == len(orders) for v in vafs) else np.zeros((0, 0))
     models = ServoModels(rate_hz=float(rate), delay_samples=delay, joints=tuple(joints), joint_names=tuple(joint_names),
                          orders=tuple(orders) if table.size else (), vaf_table=table)

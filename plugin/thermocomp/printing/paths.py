@@ -92,16 +92,20 @@ def line_path(name: str, speed_mm_s: float, rate_hz: float, R_start: ArrayLike) 
     return CartesianPath(np.arange(s.size) / rate_hz, R, p)
 
 
-def targets_path(R_targets: ArrayLike, p_targets: ArrayLike, speed_mm_s: float, rate_hz: float) -> CartesianPath:
-    """Straight lines through the targets ``(m, 3, 3)``, ``(m, 3)`` [m] at ``speed_mm_s`` (module docstring)."""
+def targets_path(R_targets: ArrayLike, p_targets: ArrayLike, speed_mm_s: float, rate_hz: float,
+                 source: str | None = None, lines: ArrayLike | None = None) -> CartesianPath:
+    """Straight lines through the targets ``(m, 3, 3)``, ``(m, 3)`` [m] at ``speed_mm_s`` (module docstring);
+    ``source`` and ``lines`` ``(m,)``: the targets' file and lines, for messages."""
     from scipy.spatial.transform import Rotation, Slerp
 
     R_targets, p_targets = np.asarray(R_targets, dtype=float), np.asarray(p_targets, dtype=float)
     if p_targets.shape[0] < 2:
-        raise InputError(f"--path: expected at least 2 targets, got {p_targets.shape[0]}")
+        raise InputError(f"--path: expected at least 2 targets, got {p_targets.shape[0]}", path=source)
     knots = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(p_targets, axis=0), axis=1))])
     if np.any(np.diff(knots) <= 0):
-        raise InputError("--path: two consecutive targets at the same position (no path between them)")
+        k = int(np.argmax(np.diff(knots) <= 0)) + 1  # (the second of the two)
+        raise InputError("--path: two consecutive targets at the same position (no path between them)", path=source,
+                         row=None if lines is None else int(np.asarray(lines)[k]))
     s = _progress(float(knots[-1]), speed_mm_s * 1e-3, rate_hz)
     p = np.stack([np.interp(s, knots, p_targets[:, i]) for i in range(3)], axis=1)
     R = Slerp(knots, Rotation.from_matrix(R_targets))(s).as_matrix()

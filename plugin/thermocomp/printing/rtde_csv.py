@@ -10,7 +10,8 @@ spaces (the RTDE client's ``record.py`` writes spaces), other columns ignored:
 
 The experiment starts one rest before the first sample with a non-zero command; the rows from there on,
 as many as the experiment has, are its recording. The rows must come at the servo rate (the median
-timestamp step within 5 % of ``1 / rate_hz``).
+timestamp step within 5 % of ``1 / rate_hz``), their timestamps increasing, and through the experiment
+evenly (each step within :data:`MAX_STEP_DEVIATION` of ``1 / rate_hz``: no sample lost).
 """
 
 from __future__ import annotations
@@ -21,12 +22,17 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.io.csvtext import CELL_BLANKS, LINE_END, parse_float
+from thermocomp.io.csvtext import CELL_BLANKS, LINE_END, parse_floats
 
 #: The separator of a recording written by the RTDE client's ``record.py``: spaces (or tabs). Not every white-space
 #: character: a form feed or NBSP beside a number is a damaged file (:data:`.csvtext.CELL_BLANKS`).
 _BLANKS = re.compile(r"[ \t]+")
 _COMMA = re.compile(",")
+
+
+#: Most an experiment's timestamp step may differ from ``1 / rate_hz``, as a share of it: the controller's clock
+#: stamps every 8 ms cycle (jitter of microseconds); a lost sample is a step of two.
+MAX_STEP_DEVIATION = 0.25
 
 
 def _columns(n: int) -> list[str]:
@@ -67,17 +73,26 @@ def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: 
     if missing:
         raise InputError(f"expected RTDE columns {', '.join(missing)} (docs/printing.md), got {', '.join(names)}",
                          path=src, row=header_line)
+    twice = next((c for c in _columns(n_joints) if names.count(c) > 1), None)
+    if twice is not None:  # (the first was read, the other ignored)
+        raise InputError(f"expected each RTDE column once, got {twice} twice", path=src, row=header_line, column=twice)
     index = [names.index(c) for c in _columns(n_joints)]
+    columns = [names[i] for i in index]
     rows = np.empty((len(lines) - 1, len(index)))
-    for r, (number, line) in enumerate(lines[1:]):
+    for r, (number, line) in enumerate(lines[1:]):  # (parse_floats: a 100 MiB hour of RTDE took a minute cell by cell)
         cells = sep.split(line.strip(CELL_BLANKS))
         if len(cells) != len(names):
             raise InputError(f"expected {len(names)} cells, got {len(cells)}", path=src, row=number)
-        for c, i in enumerate(index):
-            rows[r, c] = parse_float(cells[i], src, number, names[i])
+        rows[r] = parse_floats(cells, index, columns, src, number)
     if rows.shape[0] < 2:
         raise InputError("expected at least two samples", path=src)
-    step = float(np.median(np.diff(rows[:, 0])))
+    steps = np.diff(rows[:, 0])
+    back = np.flatnonzero(steps <= 0)
+    if back.size:  # (rows out of order, or two recordings one after the other)
+        k = int(back[0]) + 1
+        raise InputError(f"expected increasing timestamps, got {float(rows[k, 0])!r} after {float(rows[k - 1, 0])!r}", path=src,
+                         row=lines[k + 1][0], column="timestamp")
+    step = float(np.median(steps))
     if not abs(step * rate_hz - 1.0) <= 0.05:
         raise InputError(f"expected samples every {1e3 / rate_hz:.4g} ms (the servo rate {rate_hz:g} Hz), got a median "
                          f"step of {step * 1e3:.4g} ms: record at the servo rate", path=src)
@@ -90,5 +105,13 @@ def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: 
     if start < 0 or start + samples > rows.shape[0]:
         raise InputError(f"expected the whole experiment ({samples} samples from {lead_in} before the first command), "
                          f"got {rows.shape[0]} samples with the first command at row {moving[0] + 1}", path=src)
+    # the identification takes the experiment's samples as evenly spaced: a sample the logger lost shifts every
+    # later one by a sample (the delay, the models), in silence
+    uneven = np.flatnonzero(np.abs(steps[start:start + samples - 1] * rate_hz - 1.0) > MAX_STEP_DEVIATION)
+    if uneven.size:
+        k = start + int(uneven[0]) + 1
+        raise InputError(f"expected a sample every {1e3 / rate_hz:.4g} ms through the experiment, got "
+                         f"{steps[k - 1] * 1e3:.4g} ms after the previous sample (samples lost or repeated: record "
+                         "the experiment again)", path=src, row=lines[k + 1][0], column="timestamp")
     part = rows[start:start + samples]
     return part[:, 1:1 + n], part[:, 1 + n:1 + 2 * n], part[:, 1 + 2 * n:1 + 3 * n]
