@@ -251,7 +251,7 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     if not keys:
         return {}
     out: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, key in enumerate(prog.columns.run.text_keys()):  # (a task's view: its texts' offsets there, file 0)
+    for i, key in enumerate(prog.run.text_keys()):  # (a task's view: its texts' offsets there, file 0)
         if key in keys:
             out[key].append(i)
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
@@ -276,7 +276,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
 
     Returns the edits declaring the tables and advancing their counters, and the notes.
     """
-    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
+    rapid, text, run = prog.language == "rapid", prog.text, prog.run
     converged = np.asarray(status) == Status.CONVERGED
     unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
     notes = []
@@ -470,7 +470,7 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[int, ...
     entries: dict[int, str | None] = {}
     for i, at in zip(idx.tolist(), called):
         if entries.setdefault(at, values[i]) != values[i]:
-            run = prog.columns.run
+            run = prog.run
             line = prog.text.count("\n", 0, at) + 1
             row = run.row_of_points()[i]
             raise InputError(f"the call here runs {run.instruction[row]} at line {int(run.statement[row, 2])} more "
