@@ -456,6 +456,24 @@ def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
 
 
 
+def test_a_run_read_again_parses_the_statements_the_columns_do_not_take_once(monkeypatch):
+    """A routine called five times (and run in each pass of a loop) reads the statement of its run that the columns
+    do not take through the general rules each time, from one parse of its text (not one a call), and the program
+    is the general rules' own."""
+    from thermocomp.programs import grammars
+
+    good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
+    text = (HEAD + "  PROC main()\n" + "    path;\n" * 3 + "    FOR i FROM 1 TO 2 DO\n      path;\n    ENDFOR\n"
+            "  ENDPROC\n  PROC path()\n" + good * 3 + "    MoveL pNowhere, v100, z1, tGun;\n" + good * 2
+            + "  ENDPROC\nENDMODULE\n")
+    parsed = []
+    parse_at = grammars.parse_at
+    monkeypatch.setattr(grammars, "parse_at", lambda *args: parsed.append(args[2:4]) or parse_at(*args))
+    prog = rapid_program_from_text(text)
+    assert len(parsed) == 1 and text[slice(*parsed[0])] == "MoveL pNowhere, v100, z1, tGun;"
+    assert len(prog.run) == 25 and len(prog.unsupported) == 1  # (a finding once a text)
+    assert_same_program(text)
+
 def _bytes_held(prog) -> int:
     """What the program's model holds: each buffer of its steps' and columns' arrays once (a view's its base's), each
     tuple of a column, each view of a motion it keeps."""
