@@ -218,9 +218,9 @@ def assert_same_steps(fast, plain) -> None:
     arguments and points, poses and joints to the bit."""
     assert (fast.unsupported, fast.notes, fast.entry, fast.newline) == \
         (plain.unsupported, plain.notes, plain.entry, plain.newline)
-    np.testing.assert_array_equal(fast.columns.motion_steps, plain.columns.motion_steps)
-    np.testing.assert_array_equal(fast.columns.wait_seconds, plain.columns.wait_seconds)
-    assert fast.columns.wait_statements == plain.columns.wait_statements
+    np.testing.assert_array_equal(fast.motion_steps, plain.motion_steps)
+    np.testing.assert_array_equal(fast.wait_seconds, plain.wait_seconds)
+    assert fast.wait_statements == plain.wait_statements
     assert len(fast.motions) == len(plain.motions)
     for a, b in zip(fast.motions, plain.motions):
         assert (a.instruction, a.kind, a.statement, a.name, a.tcp_speed, a.orientation_speed, a.joint_speed,

@@ -144,7 +144,7 @@ def test_the_levels_of_nesting_followed_do_not_depend_on_the_callers_stack(tmp_p
     path, limit = tmp_path / "p.mod", sys.getrecursionlimit()
     path.write_text(_nested(240))
     prog = _from_depth(frames, lambda: read.read_program(path, None, RapidOptions()))
-    assert len(prog.columns.run) == 1
+    assert len(prog.run) == 1
     path.write_text(_nested(400))
     with pytest.raises(InputError, match="some 160 to 430 levels") as refusal:
         _from_depth(frames, lambda: read.read_program(path, None, RapidOptions()))

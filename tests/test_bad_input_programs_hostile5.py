@@ -46,7 +46,7 @@ def test_the_uses_of_a_task_of_many_modules_are_found_in_time_linear_in_their_nu
         folder.mkdir()
         program, modules = _task(folder, n)
         prog = read.read_program(program, rapid=RapidOptions(modules=modules))
-        assert len(prog.columns.run.text) == n + 1
+        assert len(prog.run.text) == n + 1
         counts[n] = len(calls)
     assert counts[40] < 6 * counts[10], counts  # (linear: 4 times; once a module each walking all: 16 times)
 
@@ -159,7 +159,7 @@ def test_an_invisible_character_where_a_word_or_a_space_should_be_is_named(tmp_p
 def test_an_invisible_character_in_a_comment_is_read_as_written(tmp_path, name, text):
     path = tmp_path / name
     path.write_bytes(text.format(note="\xc2\xa0here\xe2\x80\x8b", gap=" ").encode("latin-1"))
-    assert len(read.read_program(path).columns.run.text) == 1
+    assert len(read.read_program(path).run.text) == 1
 
 
 def test_a_utf8_letter_a_rapid_name_took_the_first_byte_of_is_named_as_written(tmp_path):

@@ -120,7 +120,7 @@ def _ur_reached(chain, table, original, written):
     assert not reread.unsupported
     T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
     prog = read_program(original)
-    q_near = nominal_configurations(chain, prog, point_poses(chain, prog.columns), CompensationOptions())[0]
+    q_near = nominal_configurations(chain, prog, point_poses(chain, prog), CompensationOptions())[0]
     result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near[:len(T)])
     R, p = fk(deformed_model(chain, table, 1.0), result.q)
     return transform(R, p) @ UR_TCP

@@ -33,7 +33,7 @@ def test_a_name_the_system_parameters_define_is_passed_to_a_routine_that_moves(t
     ENDPROC
 ENDMODULE
 """)
-    assert prog.unsupported == () and len(prog.columns.run.text) == 1
+    assert prog.unsupported == () and len(prog.run.text) == 1
 
 
 def test_a_name_of_another_type_declared_nowhere_is_still_refused(tmp_path):
@@ -65,7 +65,7 @@ def test_a_signal_the_module_declares_is_its_own(tmp_path):
     ENDPROC
 ENDMODULE
 """)
-    assert prog.unsupported == () and len(prog.columns.run.text) == 1
+    assert prog.unsupported == () and len(prog.run.text) == 1
 
 
 # The URScript manual: a function may return a value (``return``), and a move's pose argument is any pose expression.
@@ -98,5 +98,5 @@ def test_a_target_a_function_returns_of_a_value_known_only_while_running_names_t
 
 def test_a_target_a_function_returns_of_known_values_is_compensated(tmp_path):
     prog = _read(tmp_path, _CORRECTED.format(z="0.06"), "probe.script")
-    assert prog.unsupported == () and len(prog.columns.run.text) == 1
+    assert prog.unsupported == () and len(prog.run.text) == 1
     assert abs(prog.points[0].T_world_tcp[2, 3] - 0.06) < 1e-9  # (MEAS 1 cm above NOMINAL: the target too)

@@ -220,7 +220,7 @@ def test_a_urscript_while_of_fixed_count_is_compensated_pass_by_pass(tmp_path, r
     reread = read_program(out)
     assert not reread.unsupported and len(reread.motions) == 9
     T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
-    q_near = nominal_configurations(chain, read_program(path), point_poses(chain, read_program(path).columns),
+    q_near = nominal_configurations(chain, read_program(path), point_poses(chain, read_program(path)),
                                     CompensationOptions())[0]
     result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
     R, p = fk(deformed_model(chain, table, 1.0), result.q)
@@ -275,7 +275,7 @@ def test_relative_waypoints_after_a_stop_are_written_with_their_absolute_correct
     assert "get_actual_tcp_pose" not in written and "movel(p[" in written.splitlines()[4]
     reread = read_program(out)
     T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
-    q_near = nominal_configurations(chain, prog, point_poses(chain, prog.columns), CompensationOptions())[0]
+    q_near = nominal_configurations(chain, prog, point_poses(chain, prog), CompensationOptions())[0]
     result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
     R, p = fk(deformed_model(chain, table, 1.0), result.q)
     reached = transform(R, p) @ UR_TCP
@@ -365,7 +365,7 @@ def test_a_target_a_table_reads_is_rewritten_only_when_the_table_is_written(tmp_
         assert not report.failed and "tcPass" in written and declaration not in written.splitlines()
         prog = read_program(path)
         want = transform(*fk(nominal_model(chain), nominal_configurations(
-            chain, prog, point_poses(chain, prog.columns), CompensationOptions())[0])) \
+            chain, prog, point_poses(chain, prog), CompensationOptions())[0])) \
             @ np.stack([pt.T_flange_tcp for pt in prog.points])
         got = _reached(chain, table, out)
         assert np.abs(got[:, :3, 3] - want[:, :3, 3]).max() < 1e-6 + 10 * IK_POSITION_TOL

@@ -200,7 +200,7 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
 
     _, paths, _ = _task(tmp_path, rng)
     prog = read_program(paths[0], rapid=RapidOptions(modules=(str(paths[1]),)))
-    run = prog.columns.run
+    run = prog.run
     shared = [i for i, name in enumerate(run.name_of_point) if name == "c"]  # (parts.mod's MoveL c, main's MoveL c)
     assert len(shared) == 2 and run.text[shared[0]].tolist() == run.text[shared[1]].tolist()
     pw = np.array(shared)

@@ -41,7 +41,7 @@ def _read(tmp_path, text: str):
 
 def test_a_task_that_moves_nothing_is_not_refused_for_a_trap_that_ends_its_cycle(tmp_path):
     prog = _read(tmp_path, _SOCKET_TASK.format(motion=""))
-    assert prog.unsupported == () and not len(prog.columns.run.text)
+    assert prog.unsupported == () and not len(prog.run.text)
     assert any("CONNECT (an interrupt) runs TRAP tReset" in n.message for n in prog.notes)
     assert not prog.extra["unrun"]  # (ClearPath and ExitCycle are no motions of the TRAP)
 
@@ -82,7 +82,7 @@ def test_the_smartgripper_add_in_instructions_are_known_and_move_no_arm(tmp_path
     path = tmp_path / "GripperMotion.mod"
     path.write_text(_GRIPPER_TASK)
     prog = read_checked(path, ProgramOptions(), None)  # (refused before: "found in none of them")
-    assert prog.unsupported == () and not len(prog.columns.run.text) and not prog.extra["nowhere"]
+    assert prog.unsupported == () and not len(prog.run.text) and not prog.extra["nowhere"]
 
 
 def test_a_module_that_declares_a_smartgripper_name_is_followed_not_passed_over(tmp_path):
@@ -91,4 +91,4 @@ def test_a_module_that_declares_a_smartgripper_name_is_followed_not_passed_over(
   ENDPROC
 ENDMODULE""")
     prog = _read(tmp_path, own)
-    assert len(prog.columns.run.text) == 1 and prog.motions[0].line == 18
+    assert len(prog.run.text) == 1 and prog.motions[0].line == 18

@@ -153,7 +153,7 @@ def test_a_urscript_pose_trans_that_calls_need_differently_is_compensated_call_b
     assert not reread.unsupported and len(reread.motions) == 4
     T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
     original = read_program(path)
-    q_near = nominal_configurations(chain, original, point_poses(chain, original.columns), CompensationOptions())[0]
+    q_near = nominal_configurations(chain, original, point_poses(chain, original), CompensationOptions())[0]
     result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
     R, p = fk(deformed_model(chain, table, 1.0), result.q)
     reached = transform(R, p) @ UR_TCP

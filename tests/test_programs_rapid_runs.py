@@ -43,11 +43,11 @@ def assert_same_program(text: str) -> None:
         assert fast == plain
         return
     assert_same_steps(fast, plain)
-    assert_same_columns(fast.columns, plain.columns)
+    assert_same_columns(fast, plain)
 
 
 def assert_same_columns(a, b) -> None:
-    """The arrays the compensation reads (:attr:`RobotProgram.columns`) are the same, a run's and the objects'."""
+    """The arrays the compensation reads (:class:`RobotProgram`) are the same, a run's and the objects'."""
     np.testing.assert_array_equal(a.motion_steps, b.motion_steps)
     np.testing.assert_array_equal(a.wait_seconds, b.wait_seconds)
     np.testing.assert_array_equal(a.frame_table(0)[a.run.frame], b.frame_table(0)[b.run.frame])  # (each point's)
@@ -129,7 +129,7 @@ def test_motions_taken_from_the_columns_are_those_motions(rng):
     prog = rapid_program_from_text(HEAD + "  PROC main()\n" + "\n".join(lines) + "\n  ENDPROC\nENDMODULE\n")
     every = prog.motions
     rows = [1, 2, 4, 5]
-    taken = prog.columns.run.take(rows).motions()
+    taken = prog.run.take(rows).motions()
     assert [m.instruction for m in taken] == ["MoveL", "MoveC", "MoveL", "MoveL"]
     for got, want in zip(taken, [every[k] for k in rows]):
         assert (got.statement, got.name, got.tcp_speed, got.orientation_speed) == \
@@ -140,7 +140,7 @@ def test_motions_taken_from_the_columns_are_those_motions(rng):
             np.testing.assert_array_equal(p.T_world_frame, q.T_world_frame)
             np.testing.assert_array_equal(p.T_flange_tcp, q.T_flange_tcp)
     assert len(taken[1].points) == 2 and len(every) == 6
-    run, first = prog.columns.run, [*prog.columns.run.first_points().tolist(), len(prog.columns.run.text)]
+    run, first = prog.run, [*prog.run.first_points().tolist(), len(prog.run.text)]
     for a in range(len(run)):  # MotionRun.rows (a run's views of its file's columns): each stretch is take's
         for b in range(a, len(run) + 1):
             viewed, copied = run.rows(slice(a, b), slice(first[a], first[b])), run.take(np.arange(a, b))
@@ -359,7 +359,7 @@ def test_runs_between_other_statements_in_every_module_of_a_task_read_the_same(t
             path.write_text(text if runs else general_rules_form(text))
         read.append(read_program(paths[0], rapid=RapidOptions(modules=(str(paths[1]),))))
     assert_same_steps(*read)
-    assert_same_columns(read[0].columns, read[1].columns)
+    assert_same_columns(read[0], read[1])
     assert len(read[0].motions) == 3 * sum(1 + k % 3 for k in range(12))
 
 
@@ -455,14 +455,33 @@ def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
     assert_same_program(text)
 
 
+
+def test_a_run_read_again_parses_the_statements_the_columns_do_not_take_once(monkeypatch):
+    """A routine called five times (and run in each pass of a loop) reads the statement of its run that the columns
+    do not take through the general rules each time, from one parse of its text (not one a call), and the program
+    is the general rules' own."""
+    from thermocomp.programs import grammars
+
+    good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
+    text = (HEAD + "  PROC main()\n" + "    path;\n" * 3 + "    FOR i FROM 1 TO 2 DO\n      path;\n    ENDFOR\n"
+            "  ENDPROC\n  PROC path()\n" + good * 3 + "    MoveL pNowhere, v100, z1, tGun;\n" + good * 2
+            + "  ENDPROC\nENDMODULE\n")
+    parsed = []
+    parse_at = grammars.parse_at
+    monkeypatch.setattr(grammars, "parse_at", lambda *args: parsed.append(args[2:4]) or parse_at(*args))
+    prog = rapid_program_from_text(text)
+    assert len(parsed) == 1 and text[slice(*parsed[0])] == "MoveL pNowhere, v100, z1, tGun;"
+    assert len(prog.run) == 25 and len(prog.unsupported) == 1  # (a finding once a text)
+    assert_same_program(text)
+
 def _bytes_held(prog) -> int:
     """What the program's model holds: each buffer of its steps' and columns' arrays once (a view's its base's), each
     tuple of a column, each view of a motion it keeps."""
     import sys
 
     seen: dict[int, int] = {}
-    runs = [s for s in prog.steps if isinstance(s, MotionRun)] + [prog.columns.run]
-    arrays = [prog.columns.motion_steps, prog.columns.wait_seconds]
+    runs = [s for s in prog.steps if isinstance(s, MotionRun)] + [prog.run]
+    arrays = [prog.motion_steps, prog.wait_seconds]
     for run in runs:
         for f in dataclasses.fields(run):
             value = getattr(run, f.name)
@@ -495,7 +514,7 @@ def test_a_long_run_holds_each_motion_once_and_its_shared_columns_once(language)
         line = "  movel(p[{:.4f}, {:.4f}, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
         text = "def main():\n" + "".join(line.format(.4 + i % 97 * 1e-3, i % 89 * 1e-3) for i in range(n)) + "end\n"
         prog = urscript_program_from_text(text)
-    assert len(prog.columns.run) == n and prog.points[-1].T_world_tcp is not None and not prog.unsupported
+    assert len(prog.run) == n and prog.points[-1].T_world_tcp is not None and not prog.unsupported
     held = _bytes_held(prog) / n
     assert held < 360, f"{held:.0f} B a motion"
-    np.testing.assert_array_equal(prog.columns.run.tcp_speed, 0.1 if language == "rapid" else 0.25)
+    np.testing.assert_array_equal(prog.run.tcp_speed, 0.1 if language == "rapid" else 0.25)

@@ -35,16 +35,16 @@ def test_a_motion_reading_what_a_waituntil_waits_on_is_refused_naming_it_and_the
     wait = _HEAD.count("\n") + 2  # (the body's second line)
     assert [(f.line, f.message) for f in prog.unsupported] == [
         (wait + 1, f"nX is changed at run time (line {wait}, column 5); its value at this motion is not known")]
-    assert not len(prog.columns.run.text)
+    assert not len(prog.run.text)
 
 
 def test_what_a_waituntil_waits_on_is_not_evaluated_from_its_declared_value(tmp_path):
     """The cleared string is not searched as if the wait had not happened; the constant motion is compensated."""
     prog = _read(tmp_path, 'SocketStr := "";', 'WaitUntil SocketStr <> "";', 'nFind := StrFind(SocketStr, 2, ",");',
                  "MoveL p1, v100, fine, tool0;")
-    assert prog.unsupported == () and len(prog.columns.run.text) == 1
+    assert prog.unsupported == () and len(prog.run.text) == 1
 
 
 def test_a_waituntil_changes_nothing_a_motion_reads_when_it_waits_on_other_data(tmp_path):
     prog = _read(tmp_path, "WaitUntil nX > nLimit;", "MoveL Offs(p1, nLimit, 0, 0), v100, fine, tool0;")
-    assert prog.unsupported == () and len(prog.columns.run.text) == 1
+    assert prog.unsupported == () and len(prog.run.text) == 1

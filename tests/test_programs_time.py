@@ -41,7 +41,7 @@ def rapid_two_points(tmp_path, body: str, dx_mm: float = 100.0):
 
 def timing_of(chain, path, **timing):
     prog = read_program(path)
-    poses = point_poses(chain, prog.columns)
+    poses = point_poses(chain, prog)
     q, _ = nominal_configurations(chain, prog, poses, CompensationOptions())
     return prog, estimate_timing(chain, prog, poses.T_world_tcp, q, **timing)
 

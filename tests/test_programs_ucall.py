@@ -46,7 +46,7 @@ def _reached(path, out, table) -> np.ndarray:
     chain = load_robot("ur5")
     T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in read_program(out).points])
     original = read_program(path)
-    q_near = nominal_configurations(chain, original, point_poses(chain, original.columns), CompensationOptions())[0]
+    q_near = nominal_configurations(chain, original, point_poses(chain, original), CompensationOptions())[0]
     R, p = fk(deformed_model(chain, table, 1.0), solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near).q)
     return transform(R, p) @ UR_TCP
 

@@ -97,14 +97,14 @@ def test_a_cam_script_is_a_few_tokens_and_reads_the_same(rng):
 
 def test_a_cam_scripts_points_are_plain_columns_both_ways(rng):
     """A run is read into columns (no object a motion) whose points are their own texts, as the general rules'
-    points are, so both readings reach the writer's plain splice (ProgramColumns.plain)."""
+    points are, so both readings reach the writer's plain splice (RobotProgram.plain)."""
     poses = _poses(rng, 12)
     lines = [f"  movel({p}, a=1.2, v=0.25)" for p in poses[:10]] + [f"  movej({_joints(rng)}, a=1.4, v=1.05)"]
     text = "def cam():\n" + "\n".join(lines) + "\nend\n"
     fast, plain = _read(text, True), _read(text, False)
-    assert fast.columns.plain and plain.columns.plain
-    np.testing.assert_array_equal(fast.columns.run.text, plain.columns.run.text)
-    np.testing.assert_array_equal(fast.columns.run.T_world_tcp, plain.columns.run.T_world_tcp)
+    assert fast.plain and plain.plain
+    np.testing.assert_array_equal(fast.run.text, plain.run.text)
+    np.testing.assert_array_equal(fast.run.T_world_tcp, plain.run.T_world_tcp)
     assert all(p.whole_argument is None for mo in plain.motions for p in mo.points)
 
 

@@ -393,8 +393,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
         raise ConfigurationError(f"--time-indexed: expected motions and targets in the program's own file, got "
                                  f"some in its other modules ({', '.join(p for p, _ in prog.modules)}): the tables "
                                  "of corrections are written in one file; compensate for one minute instead")
-    m = len(prog.columns.run.text)
-    poses = point_poses(chain, prog.columns)
+    m = len(prog.run.text)
+    poses = point_poses(chain, prog)
     phases.end("reading", m, then="nominal configurations")
     q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
     phases.end("nominal configurations", m)
@@ -412,11 +412,11 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                     progress=progress)
     joint_notes = keep_joint_targets(chain, prog, poses, q_nominal, kept, solved)
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
-                        output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.columns.run.instruction),
+                        output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.run.instruction),
                         n_points=m, n_changed_texts=0, summary=solved.summary, timing=timing, plot=outputs.plot)
     rep.unsupported = [prog.where(f) for f in prog.unsupported]
     rep.notes = list(dict.fromkeys([prog.where(f) for f in prog.notes] + joint_notes))  # (once: not once a pass)
-    run = prog.columns.run
+    run = prog.run
     failed = np.flatnonzero(solved.status != Status.CONVERGED)
     rep.failed = [f"{prog.files[run.file[run.row_of_points()[i]]][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
                   f"{Status(int(solved.status[i])).label}" for i in failed]
@@ -470,7 +470,7 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
     """
     options = CompensationOptions() if options is None else options
     prog = read_checked(program, ProgramOptions(), None)
-    poses = point_poses(chain, prog.columns)
+    poses = point_poses(chain, prog)
     q_nominal, _ = nominal_configurations(chain, prog, poses, options)
     return Targets(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)

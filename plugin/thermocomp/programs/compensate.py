@@ -47,7 +47,6 @@ from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
     CIRCULAR,
-    ProgramColumns,
     RobotProgram,
     Span,
     target_of_world,
@@ -69,10 +68,10 @@ class PointPoses:
     T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
 
 
-def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
-    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`); joint targets
+def point_poses(chain: Chain, prog: RobotProgram) -> PointPoses:
+    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.run`); joint targets
     through the nominal FK with their tool."""
-    run = cols.run
+    run = prog.run
     m, n = len(run.text), chain.n_joints
     is_joint = run.q_len > 0
     wrong = np.flatnonzero(is_joint & (run.q_len != n))
@@ -82,7 +81,7 @@ def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
     q_given = np.full((m, n), np.nan)
     if np.any(is_joint):
         q_given[is_joint] = run.q[is_joint, :n]
-    T_flange_tcp = cols.T_flange_tcp
+    T_flange_tcp = prog.T_flange_tcp
     # the program's world is the robot base (a robot at the world's origin: the run's own array, read only)
     T_world_tcp = run.T_world_tcp if np.array_equal(chain.T_world_base, np.eye(4)) \
         else chain.T_world_base @ run.T_world_tcp
@@ -90,7 +89,7 @@ def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
         T_world_tcp = np.array(T_world_tcp)
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
-    T_world_flange = T_world_tcp @ invert_transform(cols.frame_table(1))[run.frame]  # (each tool inverted once)
+    T_world_flange = T_world_tcp @ invert_transform(prog.frame_table(1))[run.frame]  # (each tool inverted once)
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
@@ -122,10 +121,10 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
     if program.language == "rapid":
         cartesian = np.flatnonzero(~joint)
         bound = cartesian[~confdata_free(program)[cartesian]]  # (the others: the continuation, as the controller)
-        wanted = program.columns.run.confdata[bound].astype(int)
+        wanted = program.run.confdata[bound].astype(int)
         ok = near_configuration(model, q[bound], wanted) & (status[bound] == Status.CONVERGED)
         turned = bound[ok][np.flatnonzero(np.any(quadrants(q[bound[ok]]) != wanted[ok, :3], axis=1))]
-        q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
+        q[turned] = to_quadrants(q[turned], program.run.confdata[turned].astype(int))  # (whole turns)
         redo = bound[~ok]
         if redo.size:
             prog = Targets(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
@@ -141,7 +140,7 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
 def confdata_free(program: RobotProgram) -> np.ndarray:
     """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off``, ``ConfJ
     \\Off``: the configuration nearest the robot's joints, ABB "RAPID Instructions", ConfL)."""
-    run = program.columns.run
+    run = program.run
     free = program.extra.get("confdata_free", frozenset())
     return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
 
@@ -151,7 +150,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
                    ) -> tuple[Targets | None, CompensationOptions, str]:
     """The core's program of the flange targets of the points ``rows`` (None if there are none) at the minutes of
     ``popts``'s time form, the options to solve it with, and the time form's description."""
-    run = prog.columns.run
+    run = prog.run
     m = len(run.text)
     time_law = options.time_law
     names = point_names(prog)
@@ -188,7 +187,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
 
 def point_names(prog: RobotProgram) -> tuple[str, ...]:
     """The name of each point in the results: its place in the program, its line, and its declared name."""
-    run = prog.columns.run
+    run = prog.run
     return tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
                   for i, line, name in zip(range(1, len(run.text) + 1), run.argument[:, 2].tolist(),
                                            run.name_of_point)])
@@ -251,7 +250,7 @@ def check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint
         return
     k, j = (int(v) for v in np.argwhere(bad)[0])
     i = int(np.flatnonzero(is_joint)[k])
-    run = prog.columns.run
+    run = prog.run
     deg = 180.0 / np.pi  # (every joint of a chain is revolute)
     raise InputError(f"{run.instruction[int(run.row_of_points()[i])]}: a joint target outside joint {j + 1}'s "
                      f"limits {chain.lower[j] * deg:g} .. {chain.upper[j] * deg:g} deg: {q[k, j] * deg:g} deg; "
@@ -270,7 +269,7 @@ def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_no
         return []
     R, p = fk(nominal_model(chain), q_nominal[written])
     solved.q_checked[:, written], solved.R_checked[:, written], solved.p_checked[:, written] = q_nominal[written], R, p
-    run = prog.columns.run
+    run = prog.run
     instruction = run.row_of_points()
     texts = {(int(run.file[instruction[i]]), int(run.argument[i, 0])) for i in np.flatnonzero(kept).tolist()}
     notes = [f"{len(texts)} joint target(s) left as written (joint positions: home and via poses); "
@@ -286,7 +285,7 @@ def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_no
 
 def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
     """A line for each written robtarget whose confdata differs from the program's: where, and why."""
-    run = prog.columns.run
+    run = prog.run
     line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
     why = pc.if_else(pa.array(confdata_free(prog)[points]),
                      "its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: "
@@ -339,13 +338,12 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     minutes
         A time-indexed program's grid [min], ``(K,)``, evenly spaced from 0; ``None``: a snapshot (``K`` = 1).
     """
-    if minutes is not None and output == "joints" and np.any(prog.columns.run.kind == _KIND_CODE[CIRCULAR]):
+    if minutes is not None and output == "joints" and np.any(prog.run.kind == _KIND_CODE[CIRCULAR]):
         raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
                          "--program-output filtered", path=prog.path)
     task = w.task_view(prog) if w.spans_other_files(prog) else prog  # (the task as one text)
     tabled = passes.groups(task)
-    cols = task.columns
-    run = cols.run
+    run = task.run
     m = len(run.text)
     # the points that change in any version (past KEEP_POSITION, KEEP_ANGLE; a Cartesian point written as joints
     # always; a per-pass text whole or not at all), written as joints (jw) or as poses (pw), and their texts
@@ -367,7 +365,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
     differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & (minutes is None))
     conf_changed = (pw[differs], conf[differs])
-    if minutes is None and (cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
+    if minutes is None and (task.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                                       for col in (run.text, run.argument)))):
         # each point its own text and its own argument: each writes its text
         spans = run.text[written]
@@ -390,7 +388,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                     "holds one value), and they need different tables there: compensate for one minute instead "
                     "(--at-minute or --timed)")
         share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
-            task, at, *_in_frames(chain, cols, at, tcp[0][0][at], tcp[1][0][at])))
+            task, at, *_in_frames(chain, task, at, tcp[0][0][at], tcp[1][0][at])))
         tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
         if kept:  # (a target kept as written has no confdata written either)
             left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
@@ -415,7 +413,7 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
     its text too). Refused: a parameter given different values by the points ``at_argument`` (``form`` saying why
     they are written there), a span needing two values, or a point then running another's value.
     """
-    run = prog.columns.run
+    run = prog.run
     motion_of = run.row_of_points()
     texts = [Span(*row) for row in run.text.tolist()]
     arguments = [Span(*row) for row in run.argument.tolist()]
@@ -465,7 +463,7 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
     """
     if output == "joints":
         value = dict(zip(texts[0].tolist(), texts[1].to_pylist()))
-        run, text, new = prog.columns.run, prog.text, "MoveAbsJ" if prog.language == "rapid" else "movej"
+        run, text, new = prog.run, prog.text, "MoveAbsJ" if prog.language == "rapid" else "movej"
         first = run.first_points()
         circular = run.kind == _KIND_CODE[CIRCULAR]
         renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
@@ -495,7 +493,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
     """The texts of the points ``jw`` as joints ``q`` ``(m, n)`` [rad], then of ``pw`` as the TCP poses ``tcp``
     (world, ``(m, 3, 3)``, ``(m, 3)`` [m]) in their frames; the largest TCP position [m] and orientation [rad]
     error their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (zeros in URScript)."""
-    run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
+    run, rapid, nominal = prog.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
@@ -508,7 +506,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         error_angle.append(_largest_turn(R_a, R_b))
     conf = np.zeros((pw.size, 4), dtype=np.int64)
     if pw.size:
-        R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
+        R_target, p_target = _in_frames(chain, prog, pw, tcp[0][pw], tcp[1][pw])
         R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
         if rapid:
             conf = confdata_from_q(nominal, q[pw])
@@ -532,20 +530,20 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
     return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf
 
 
-def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
+def _in_frames(chain: Chain, prog: RobotProgram, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
                ) -> tuple[FloatArray, FloatArray]:
     """The TCP poses ``R_tcp``, ``p_tcp`` ``(r, 3, 3)``, ``(r, 3)`` of the points ``pw`` (world frame [m]) in each
     point's work object (through the robot base: docs/conventions.md)."""
-    frames = cols.frame_table(0)
-    held = cols.run.held[pw]
+    frames = prog.frame_table(0)
+    held = prog.run.held[pw]
     in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
-                                      for f in np.unique(cols.run.frame[pw]).tolist())
+                                      for f in np.unique(prog.run.frame[pw]).tolist())
     at_base = np.array_equal(chain.T_world_base, np.eye(4))
     if in_world and at_base:
         return R_tcp, p_tcp
     T_world_tcp = transform(R_tcp, p_tcp)
     T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
-    T_frame = T_world_tcp if in_world else target_of_world(frames, T_world_tcp, held, cols.run.frame[pw])
+    T_frame = T_world_tcp if in_world else target_of_world(frames, T_world_tcp, held, prog.run.frame[pw])
     return T_frame[:, :3, :3], T_frame[:, :3, 3]
 
 
@@ -557,7 +555,7 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
     (a table indexed by its calls: the first of their call's). The others keep their own, except at a call site:
     refused, naming it, each motion reading it and how far apart.
     """
-    run = prog.columns.run
+    run = prog.run
     how = prog.extra.get("call_site") or {}
     groups: dict[tuple[int, int, int | None], list[int]] = {}
     call_of = passes.calls_of_points(prog)  # (a table indexed by its calls: one value a call)

@@ -86,7 +86,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
-    motions = prog.columns.run
+    motions = prog.run
     count = len(motions.instruction)
     ok = status == Status.CONVERGED
     R_tcp, p_tcp = tcp  # (what the controller is given in the filtered form)
@@ -112,7 +112,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
     if linear_form:
         _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp,
-                     timing.step_duration_s[prog.columns.motion_steps], ok, last_point, findings_of)
+                     timing.step_duration_s[prog.motion_steps], ok, last_point, findings_of)
         _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
     # rows: what changed and by how much (largest over versions), when it runs

@@ -299,8 +299,14 @@ class RunStatements:
         self.name_rows[:, 1] = shift + self.instruction_end
 
     def parse(self, parser: Lark, text: str, lines: TextLines, first: int, end: int, tail: str = "") -> Tree:
-        """Statements ``first`` to ``end`` parsed by ``parser`` (:func:`without_runs`) where they stand in ``text``."""
-        return parse_at(parser, text, self.base + int(self.start[first]), self.base + int(self.end[end - 1]), lines, tail)
+        """Statements ``first`` to ``end`` parsed by ``parser`` (:func:`without_runs`) where they stand in ``text``,
+        once: a run read again (a routine called, a loop's pass) takes the same tree, as a routine's body is."""
+        parsed = self.__dict__.setdefault("_parsed", {})  # (a run of :meth:`runs` is made without __init__)
+        key = (id(parser), id(text), first, end, tail)
+        if key not in parsed:  # (parser and text kept: their ids stay theirs)
+            parsed[key] = (parser, text, parse_at(parser, text, self.base + int(self.start[first]),
+                                                  self.base + int(self.end[end - 1]), lines, tail))
+        return parsed[key][2]
 
     def shapes(self, key_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each statement's shape (its instruction, and its text from ``key_start`` ``(r,)`` on), numbered in order of

@@ -132,7 +132,8 @@ class Finding:
 
 @dataclass(frozen=True, eq=False)
 class RobotProgram:
-    """A robot program as read: one cycle of its entry routine in execution order.
+    """A robot program as read: one cycle of its entry routine in execution order, its motions as one
+    :class:`MotionRun` (the program model).
 
     Attributes
     ----------
@@ -148,6 +149,9 @@ class RobotProgram:
         The readers' facts for later steps (``per_pass``, ``table_reads``, ``confdata_free``, call sites).
     modules
         The task's other files (RAPID ``--module``), ``(path, text)``: :attr:`files` ``1, 2, ...``.
+    run, motion_steps, wait_seconds, wait_statements
+        Of the steps (computed on construction): every motion as one :class:`MotionRun`; each motion's index among
+        the steps (a motion a step) ``(M,)``; each step's wait [s] (0 for a motion) ``(S,)``; each wait's statement.
     """
 
     language: str
@@ -160,11 +164,29 @@ class RobotProgram:
     newline: str = "\n"
     extra: dict = field(default_factory=dict)
     modules: tuple[tuple[str, str], ...] = ()
+    run: MotionRun = field(init=False)
+    motion_steps: np.ndarray = field(init=False)
+    wait_seconds: FloatArray = field(init=False)
+    wait_statements: tuple[Span, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         groups = itertools.groupby(self.steps, key=lambda step: isinstance(step, MotionRun))
-        object.__setattr__(self, "steps", tuple(step for is_run, group in groups for step in (
-            [_concatenate(list(group)).compact()] if is_run else group)))
+        steps = tuple(step for is_run, group in groups for step in (
+            [_concatenate(list(group)).compact()] if is_run else group))
+        runs = [s for s in steps if isinstance(s, MotionRun)]
+        waits = tuple(s for s in steps if not isinstance(s, MotionRun))
+        sizes = np.array([len(s) if isinstance(s, MotionRun) else 1 for s in steps], dtype=np.int64)
+        is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
+        wait_seconds = np.zeros(int(sizes.sum())) if waits else np.broadcast_to(0.0, int(sizes.sum()))
+        if waits:
+            wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
+        if not runs:  # (no motion: the columns of one, taken away)
+            nowhere = Span(0, 0, 0, 0)
+            runs = [MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere).take([])]
+        for name, value in (("steps", steps), ("run", _concatenate(runs)),
+                            ("motion_steps", np.flatnonzero(np.repeat(is_run, sizes))), ("wait_seconds", wait_seconds),
+                            ("wait_statements", tuple(w.statement for w in waits))):
+            object.__setattr__(self, name, value)
 
     @property
     def files(self) -> tuple[tuple[str, str], ...]:
@@ -176,20 +198,43 @@ class RobotProgram:
         path = self.files[finding.file][0] if finding.file < len(self.files) else self.path
         return f"{path}:{finding.line}:{finding.column}: {finding.message}"
 
-    @functools.cached_property
-    def columns(self) -> ProgramColumns:
-        """Every point, motion and step as arrays (:class:`ProgramColumns`; computed once)."""
-        return ProgramColumns.of(self.steps)
-
     @property
     def motions(self) -> tuple[Motion, ...]:
         """Every motion in order, as views (built on each call)."""
-        return tuple(self.columns.run.motions())
+        return tuple(self.run.motions())
 
     @property
     def points(self) -> tuple[Point, ...]:
         """Every point of every motion, in execution order, as views (built on each call)."""
         return tuple(p for m in self.motions for p in m.points)
+
+    @property
+    def T_flange_tcp(self) -> FloatArray:
+        """Each point's tool ``(m, 4, 4)``."""
+        return self.frame_table(1)[self.run.frame]
+
+    def frame_table(self, which: int) -> FloatArray:
+        """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
+        ``run.frame[i]``."""
+        return np.stack([f[which] for f in self.run.frames]) if self.run.frames else np.zeros((0, 4, 4))
+
+    def statement_of_step(self, k: int) -> Span:
+        """The statement of step ``k`` (a motion's, or a wait's)."""
+        j = int(np.searchsorted(self.motion_steps, k))
+        if j < len(self.motion_steps) and self.motion_steps[j] == k:
+            return Span(*self.run.statement[j].tolist())
+        return self.wait_statements[k - j]
+
+    @functools.cached_property
+    def plain(self) -> bool:
+        """Every point is its own inline text (no declaration, no argument shared or around it), no two alike."""
+        r = self.run
+        if not (r.argument is r.text or np.array_equal(r.argument, r.text)):
+            return False
+        if any(r.name_of_point) or r.whole_argument.count(None) != len(r.whole_argument):
+            return False
+        starts = r.text[:, 0]
+        return bool(np.all(np.diff(starts) > 0) or len(np.unique(starts)) == len(starts))
 
 
 #: The motion kinds in the order of the codes of :attr:`MotionRun.kind`.
@@ -377,60 +422,6 @@ _MOTION_DEFAULTS = {"n_points": 1, "tcp_speed": INF, "orientation_speed": INF, "
                     "duration_s": None, "file": 0}
 _POINT_DEFAULTS = {"argument": None, "q_len": 0, "quat": np.nan, "confdata": 0, "has_confdata": False, "frame": 0,
                    "extax": "", "name_of_point": "", "whole_argument": None, "held": False, "text_file": 0}
-
-
-@dataclass(frozen=True, eq=False)
-class ProgramColumns:
-    """A whole program as arrays (:attr:`RobotProgram.columns`): ``run``, a :class:`MotionRun` of all motions;
-    ``motion_steps`` ``(M,)`` each motion's index among the steps (a motion a step); ``wait_seconds`` ``(S,)`` each
-    step's wait [s] (0 for a motion); ``T_flange_tcp`` ``(m, 4, 4)`` each point's tool."""
-
-    run: MotionRun
-    motion_steps: np.ndarray
-    wait_seconds: FloatArray
-    wait_statements: tuple[Span, ...] = ()
-
-    @property
-    def T_flange_tcp(self) -> FloatArray:
-        return self.frame_table(1)[self.run.frame]
-
-    def frame_table(self, which: int) -> FloatArray:
-        """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
-        ``run.frame[i]``."""
-        return np.stack([f[which] for f in self.run.frames]) if self.run.frames else np.zeros((0, 4, 4))
-
-    def statement_of_step(self, k: int) -> Span:
-        """The statement of step ``k`` (a motion's, or a wait's)."""
-        j = int(np.searchsorted(self.motion_steps, k))
-        if j < len(self.motion_steps) and self.motion_steps[j] == k:
-            return Span(*self.run.statement[j].tolist())
-        return self.wait_statements[k - j]
-
-    @functools.cached_property
-    def plain(self) -> bool:
-        """Every point is its own inline text (no declaration, no argument shared or around it), no two alike."""
-        r = self.run
-        if not (r.argument is r.text or np.array_equal(r.argument, r.text)):
-            return False
-        if any(r.name_of_point) or r.whole_argument.count(None) != len(r.whole_argument):
-            return False
-        starts = r.text[:, 0]
-        return bool(np.all(np.diff(starts) > 0) or len(np.unique(starts)) == len(starts))
-
-    @classmethod
-    def of(cls, steps: tuple) -> ProgramColumns:
-        runs = [s for s in steps if isinstance(s, MotionRun)]
-        waits = tuple(s for s in steps if not isinstance(s, MotionRun))
-        sizes = np.array([len(s) if isinstance(s, MotionRun) else 1 for s in steps], dtype=np.int64)
-        is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
-        wait_seconds = np.zeros(int(sizes.sum())) if waits else np.broadcast_to(0.0, int(sizes.sum()))
-        if waits:
-            wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
-        if not runs:  # (no motion: the columns of one, taken away)
-            nowhere = Span(0, 0, 0, 0)
-            runs = [MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere).take([])]
-        return cls(run=_concatenate(runs), motion_steps=np.flatnonzero(np.repeat(is_run, sizes)),
-                   wait_seconds=wait_seconds, wait_statements=tuple(w.statement for w in waits))
 
 
 def point_columns(points: Sequence[Point]) -> dict:

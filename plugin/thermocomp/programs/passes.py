@@ -302,7 +302,7 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     if not keys:
         return {}
     out: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, key in enumerate(prog.columns.run.text_keys()):  # (a task's view: its texts' offsets there, file 0)
+    for i, key in enumerate(prog.run.text_keys()):  # (a task's view: its texts' offsets there, file 0)
         if key in keys:
             out[key].append(i)
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
@@ -327,7 +327,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
 
     Returns the edits declaring the tables and advancing their counters, and the notes.
     """
-    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
+    rapid, text, run = prog.language == "rapid", prog.text, prog.run
     converged = np.asarray(status) == Status.CONVERGED
     unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
     notes = []
@@ -530,7 +530,7 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[in
         by_slot: dict[int, str | None] = {}
         for i, slot, terms in runs:
             if not terms or by_slot.setdefault(slot, values[i]) != values[i]:
-                run = prog.columns.run
+                run = prog.run
                 row = run.row_of_points()[i]
                 counters = (f"the counters known at the call ({', '.join(name for name, *_ in terms)}) do not tell "
                             "them apart" if terms else "no counter known at the call tells them apart")

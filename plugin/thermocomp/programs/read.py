@@ -152,13 +152,13 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.files[first.file][0], row=first.line,
                          column=first.column)
-    if not len(prog.columns.run.text) and prog.extra.get("unrun"):  # (named where the first such routine is)
+    if not len(prog.run.text) and prog.extra.get("unrun"):  # (named where the first such routine is)
         unrun = prog.extra["unrun"]
         listed = "; ".join(f"{name} (line {line}): {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}"
                            f"; rerun with --entry {name}" for name, n, line, _ in unrun)
         raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
                          f"runs none; {listed}", path=prog.path, row=unrun[0][2], column=unrun[0][3])
-    if not len(prog.columns.run.text) and prog.extra.get("nowhere"):  # (a call passed over is what the cycle does)
+    if not len(prog.run.text) and prog.extra.get("nowhere"):  # (a call passed over is what the cycle does)
         found = prog.extra["nowhere"]
         names = ", ".join(dict.fromkeys(f"{name} (line {line})" for name, _, line, _ in found))
         where = ("give its module with --module FILE" if prog.language == "rapid" else
@@ -175,7 +175,7 @@ def _check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     """Refuse what the ``output`` form cannot write, naming its line: in the joints form (``--program-output joints``)
     a motion that has none (RAPID process instructions, URScript ``movec``); in it or a time-indexed program a target
     written as a per-pass table (:func:`.passes.groups`)."""
-    run, rapid = prog.columns.run, prog.language == "rapid"
+    run, rapid = prog.run, prog.language == "rapid"
     if output == "joints":
         if rapid:
             from thermocomp.programs.rapid import MOTIONS

@@ -114,10 +114,9 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         Repetitions of the cycle, the working time it runs [min] (or ``None``), a measured cycle time [s] that
         rescales the estimate (or ``None``): :class:`~thermocomp.programs.options.ProgramOptions`'s, checked there.
     """
-    cols = program.columns
-    durations = cols.wait_seconds.copy()
-    if cols.motion_steps.size:
-        durations[cols.motion_steps] = _motion_times(chain, cols.run, T_world_tcp, q)
+    durations = program.wait_seconds.copy()
+    if program.motion_steps.size:
+        durations[program.motion_steps] = _motion_times(chain, program.run, T_world_tcp, q)
     estimated = float(durations.sum())
     scale = 1.0
     if cycle_time_s is not None:
@@ -129,7 +128,7 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     beyond = ~np.isfinite(ends) | (ends > MAX_MINUTES * 60.0)
     if np.any(beyond):  # (a cycle that passes MAX_MINUTES, or never ends: named at the step)
         k = int(np.argmax(beyond))
-        where = program.columns.statement_of_step(k)
+        where = program.statement_of_step(k)
         raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
                          f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
                          row=where.line, column=where.column)
@@ -137,7 +136,7 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     if duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
         cycles = max(1, int(np.ceil(duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
     # (each point is reached at the end of its motion's step)
-    return Timing(step_duration_s=durations, point_arrival_s=ends[np.repeat(cols.motion_steps, cols.run.n_points)],
+    return Timing(step_duration_s=durations, point_arrival_s=ends[np.repeat(program.motion_steps, program.run.n_points)],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles)
 
 

@@ -225,7 +225,7 @@ SEPARATOR = "\x00thermocomp: next file of the task\x00"
 def spans_other_files(prog: RobotProgram) -> bool:
     """Whether a motion, a target or a call indexing a table (:func:`.passes.settle`) of ``prog`` lies in a file
     other than the program's own."""
-    run = prog.columns.run
+    run = prog.run
     return bool(prog.modules) and bool(run.file.any() or run.text_file.any() or any(
         at >> 40 for called in (prog.extra.get("per_call") or {}).values() for at, _, _ in called))
 
@@ -245,7 +245,7 @@ def task_view(prog: RobotProgram) -> RobotProgram:
                 SEPARATOR)].count("\n") + 1)
     lengths = np.array([len(t) + len(SEPARATOR) for t in texts], dtype=np.int64)
     bases = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    run = prog.columns.run
+    run = prog.run
     at_motion = bases[run.file]
     at_argument = at_motion[run.row_of_points()]
     at_text = bases[run.text_file]
@@ -276,7 +276,7 @@ def task_view(prog: RobotProgram) -> RobotProgram:
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
                         unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
                         extra=extra)
-    view.__dict__["columns"] = dataclasses.replace(prog.columns, run=view_run)  # (its cached columns: the moved ones)
+    object.__setattr__(view, "run", view_run)  # (its columns: the moved ones)
     return view
 
 
