@@ -513,10 +513,11 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
-            if self.carried_in.get(key, (0, None))[1] is mark.changed:  # (:meth:`carry_into_cycle`)
+            behind = self.carried_behind(token)
+            if behind is token:
                 by += "; it differs from cycle to cycle"
-            elif id(mark.changed) in self._behind:
-                by += f"; given from {self._behind[id(mark.changed)][1]}, which differs from cycle to cycle"
+            elif behind is not None:
+                by += f"; given from {behind}, which differs from cycle to cycle"
             raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
                            "its value at this motion is not known", token)
         if data.value is None and not unset:
@@ -885,12 +886,13 @@ class _Declarations:
 
     def carried_behind(self, where: Tree | Token) -> str | None:
         """The datum carried from cycle to cycle (:meth:`carry_into_cycle`) behind a value a lookup of ``where`` (a
-        name) found not known: that datum, or the one behind the assignment that changed it; None for any other."""
+        name) found not known: ``where`` itself where it is that datum, else the one behind the assignment that changed
+        it; None for any other."""
         changed = self.marks.get(str(where).lower(), _NO_MARK).changed if isinstance(where, Token) else None
         if changed is None:
             return None
         if self.carried_in.get(str(where).lower(), (0, None))[1] is changed:
-            return str(where)
+            return where
         return self._behind[id(changed)][1] if id(changed) in self._behind else None
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
