@@ -395,3 +395,13 @@ def refusal_of(path, text: str) -> InputError:
     with pytest.raises(InputError) as info:
         read_program(path)
     return info.value
+
+
+def read_module(tmp_path, head: str, body: str):
+    """The program read from the RAPID module ``head`` + ``body`` + ``ENDMODULE``, written as ``cell.mod`` in
+    ``tmp_path``."""
+    from thermocomp.programs import read_program
+
+    path = tmp_path / "cell.mod"
+    path.write_text(head + body + "ENDMODULE\n")
+    return read_program(path)

@@ -12,19 +12,12 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from thermocomp.programs import read_program
+from program_builders import read_module
 
 _HEAD = ("MODULE cell\n"
          "  CONST robtarget p10 := [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
          "  CONST robtarget p20 := [[450,100,550],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
          "  PERS tooldata tPen := [TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n")
-
-
-def _read(tmp_path, body: str):
-    path = tmp_path / "cell.mod"
-    path.write_text(_HEAD + body + "ENDMODULE\n")
-    return read_program(path)
 
 
 def _lines(prog) -> set[int]:
@@ -40,7 +33,7 @@ _MOVING_FUNC = ("  FUNC string Place(num dx)\n"             # line 5
 def test_a_func_that_moves_called_in_an_assignment_is_not_passed_over_in_silence(tmp_path):
     """A FUNC's body may hold a motion (RAPID overview, "Routines"): the motion runs when the expression is evaluated.
     The reader either follows it or refuses naming it; it never reports a program of zero motions."""
-    prog = _read(tmp_path, _MOVING_FUNC + "  VAR string s;\n  PROC main()\n    s := Place(10);\n  ENDPROC\n")
+    prog = read_module(tmp_path, _HEAD, _MOVING_FUNC + "  VAR string s;\n  PROC main()\n    s := Place(10);\n  ENDPROC\n")
     assert prog.points or prog.unsupported, "the FUNC's MoveL was neither compensated nor refused"
     if prog.unsupported:
         assert any("line 6" in f.message or f.line == 6 for f in prog.unsupported), prog.unsupported
@@ -56,7 +49,7 @@ def test_a_func_that_moves_makes_the_loop_around_its_call_hold_a_motion(tmp_path
               "    RETURN c;\n  ENDFUNC\n"
             + "  VAR string s;\n  PROC main()\n    MoveJ p20, v500, z10, tPen;\n"
               "    WHILE DInput(diGo) = 1 DO\n      s := Command(s);\n    ENDWHILE\n  ENDPROC\n")
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert prog.unsupported, "a loop on an input around a moving FUNC was passed over"
     call = (_HEAD + body).splitlines().index("      s := Command(s);") + 1
     assert [(f.line, f.message.split(" (")[0]) for f in prog.unsupported] == [(call, "s is changed at run time")]
@@ -75,7 +68,7 @@ def test_a_cycle_restarted_by_calling_main_again_is_read_quickly_and_compensated
     targets are constants: the program is compensated, and reading it does not unroll the recursion (which would
     never end) until a statement bound."""
     start = time.perf_counter()
-    prog = _read(tmp_path, _CELL)
+    prog = read_module(tmp_path, _HEAD, _CELL)
     assert time.perf_counter() - start < 5.0
     assert prog.unsupported == (), prog.unsupported
     assert len(prog.points) >= 3
@@ -86,7 +79,7 @@ def test_a_recursion_whose_motion_reads_a_counter_is_refused_naming_it(tmp_path)
     motion's data differ from pass to pass and it is refused, naming the motion's line or the counter."""
     body = ("  VAR num nStep := 0;\n  PROC main()\n    nStep := nStep + 1;\n"
             "    MoveL Offs(p10, nStep, 0, 0), v100, fine, tPen;\n    main;\n  ENDPROC\n")
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert prog.unsupported, "a motion that moves 1 mm further on every restart was compensated"
     assert any("nStep" in f.message or f.line == 8 for f in prog.unsupported), prog.unsupported
 
@@ -99,7 +92,7 @@ def test_a_recursion_with_arguments_stays_bounded(tmp_path, depth):
             "      Descend n - 1;\n    ENDIF\n  ENDPROC\n"
             f"  PROC main()\n    Descend {depth + 3};\n  ENDPROC\n")
     start = time.perf_counter()
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert time.perf_counter() - start < 5.0
     assert prog.unsupported or len(prog.points) == depth + 3
 
@@ -117,6 +110,6 @@ def test_a_routine_no_cycle_runs_does_not_stop_rewriting_the_data_it_reads(tmp_p
     the targets go back to their declarations. A test routine the entry never calls (``VisitTest``) reads the same
     data: it never runs in the cycle, so it does not keep the declarations as written (a note names it); the
     program is compensated either way."""
-    prog = _read(tmp_path, _ARRAY_TASK + (_TEST_ROUTINE if with_test_routine else ""))
+    prog = read_module(tmp_path, _HEAD, _ARRAY_TASK + (_TEST_ROUTINE if with_test_routine else ""))
     assert prog.unsupported == (), prog.unsupported
     assert len(prog.points) == 2

@@ -11,8 +11,7 @@ followed call by call (tests/test_programs_rapid_gaps3.py).
 from __future__ import annotations
 
 import pytest
-
-from thermocomp.programs import read_program
+from program_builders import read_module
 
 _HEAD = ("MODULE cell\n"
          "  CONST robtarget p10 := [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
@@ -20,12 +19,6 @@ _HEAD = ("MODULE cell\n"
          "  PERS tooldata tPen := [TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"
          "  VAR num answer := 0;\n"
          "  VAR num nStep := 0;\n")
-
-
-def _read(tmp_path, body: str):
-    path = tmp_path / "cell.mod"
-    path.write_text(_HEAD + body + "ENDMODULE\n")
-    return read_program(path)
 
 
 def _menu(argument_type: str, argument: str, step: str = "") -> str:
@@ -51,7 +44,7 @@ def _menu(argument_type: str, argument: str, step: str = "") -> str:
 def test_a_recursion_repeating_its_arguments_is_followed_twice_and_compensated(tmp_path, argument_type, argument):
     """Its targets are constants: the program is compensated (before, reading it ran past its statement bound), and a
     note says the recursion was followed twice."""
-    prog = _read(tmp_path, _menu(argument_type, argument))
+    prog = read_module(tmp_path, _HEAD, _menu(argument_type, argument))
     assert prog.unsupported == (), prog.unsupported
     assert {point.text.line for point in prog.points} == {11, 3}  # (Offs(p10, ...) written there, p20 declared)
     assert any("Menu calls itself again (recursion): followed twice" in note.message for note in prog.notes), \
@@ -61,7 +54,7 @@ def test_a_recursion_repeating_its_arguments_is_followed_twice_and_compensated(t
 def test_a_recursion_repeating_its_arguments_whose_motion_reads_a_counter_is_refused_naming_it(tmp_path):
     """Same arguments, but each call moves 1 mm further (``nStep := nStep + 1``): the motion's data differ from call
     to call, so it is refused naming the counter, as for a parameterless recursion."""
-    prog = _read(tmp_path, _menu("string", "\"a\"", step="    nStep := nStep + 1;\n"))
+    prog = read_module(tmp_path, _HEAD, _menu("string", "\"a\"", step="    nStep := nStep + 1;\n"))
     assert prog.unsupported, "a motion that moves 1 mm further on every call was compensated"
     assert any("nStep" in finding.message for finding in prog.unsupported), prog.unsupported
 
@@ -71,6 +64,6 @@ def test_a_recursion_with_another_argument_each_call_is_not_cut_after_two(tmp_pa
     the depth bound, none cut as a repeat (the refusal names the nesting, not a silent cut)."""
     body = _menu("num", "1").replace("    ENDTEST\n    Menu call;\n", "    ENDTEST\n").replace("Menu call;",
                                                                                             "Menu call + 1;")
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert not any("calls itself again" in note.message for note in prog.notes), prog.notes
     assert any("nested more than 32 deep" in finding.message for finding in prog.unsupported), prog.unsupported

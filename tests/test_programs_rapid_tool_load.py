@@ -10,6 +10,7 @@ the motion in the cycle, leaves its motions compensated; a ``tframe`` given so i
 from __future__ import annotations
 
 import pytest
+from program_builders import read_module
 
 from thermocomp.programs import read_program
 
@@ -20,12 +21,6 @@ _HEAD = ("MODULE cell\n"
          "  PERS tooldata tools{2} := [[TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]],\n"
          "                            [TRUE,[[0,0,150],[1,0,0,0]],[2,[0,0,60],[1,0,0,0],0,0,0]]];\n"
          "  CONST loaddata loadPart := [4.5,[0,0,120],[1,0,0,0],0.01,0.01,0.02];\n")
-
-
-def _read(tmp_path, body: str):
-    path = tmp_path / "cell.mod"
-    path.write_text(_HEAD + body + "ENDMODULE\n")
-    return read_program(path)
 
 
 @pytest.mark.parametrize("tool", ["tGrip", "tools{2}"])
@@ -39,7 +34,7 @@ def test_a_load_given_in_a_branch_on_an_input_leaves_the_tools_motions_compensat
             f"    MoveJ p20, v500, z10, {tool};\n"
             f"    MoveL p10, v100, fine, {tool};\n"
             "  ENDPROC\n")
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert prog.unsupported == (), prog.unsupported
     assert len(prog.points) == 2
 
@@ -48,7 +43,7 @@ def test_a_load_given_in_a_branch_on_an_input_leaves_the_tools_motions_compensat
 def test_a_load_given_after_the_motion_in_the_cycle_leaves_it_compensated(tmp_path, tool):
     """The next cycle reads another load, not another point: no "read here before ... gives it another value"."""
     body = (f"  PROC main()\n    MoveL p10, v100, fine, {tool};\n    {tool}.tload := loadPart;\n  ENDPROC\n")
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert prog.unsupported == (), prog.unsupported
     assert len(prog.points) == 1
 
@@ -61,7 +56,7 @@ def test_a_tool_frame_given_in_a_branch_on_an_input_is_still_refused_naming_the_
             "    ENDIF\n"
             "    MoveL p10, v100, fine, tGrip;\n"
             "  ENDPROC\n")
-    prog = _read(tmp_path, body)
+    prog = read_module(tmp_path, _HEAD, body)
     assert prog.unsupported, "a motion whose tool frame depends on an input was compensated"
     assert all("tGrip" in finding.message for finding in prog.unsupported), prog.unsupported
 
