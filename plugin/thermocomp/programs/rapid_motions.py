@@ -389,13 +389,10 @@ class _Motions:
         distinct text (frames and speed per shape, :meth:`point` per named point and shape); a statement they do not
         read is run by the general rules in its place (:meth:`run_body`)."""
         st, base = self.move_matches(token), token.start_pos
-        shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
+        shapes = [self._shape(st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
         resolved = [s[0] for s in shapes if s is not None]
-        if len(resolved) == len(shapes):  # (each statement's frame its shape's: most runs)
-            regular, frame = st.readable, st.shape_of[st.point_statement]
-        else:
-            ok = np.array([s is not None for s in shapes], dtype=bool)
-            regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
+        ok = np.array([s is not None for s in shapes], dtype=bool)  # (each point's frame: its shape's among those resolved)
+        regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
         (motions, points), template, p = st.rows, st.template, len(frame)
         # the inline points' columns as the file's runs read them (views of the template: a regular statement's rows
         # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
@@ -413,10 +410,9 @@ class _Motions:
                     cols["T_world_tcp"][members] = world_of_target(T_world_frame, T_frame_tcp[members], held)
         named = () if st.inline.all() else np.flatnonzero(~st.inline & regular[st.point_statement])
         if len(named):  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
-            regular = regular.copy()  # (written here: this reading's own)
             cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
                                   dtype=object if key in _TEXTS else None) for key in _NAMED}
-            rows, found, which = self._named_points(token, st, named, shapes, regular, local)
+            rows, found, which = self._named_points(st, named, shapes, regular, local)
             self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
             for key, value in point_columns(found).items():
                 if key in cols:
@@ -437,7 +433,7 @@ class _Motions:
             self._run_count += b - a
             self.steps.append(part)
 
-    def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
+    def _shape(self, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""
         option = st.group(i, "okey")
         tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt")
@@ -449,7 +445,7 @@ class _Motions:
         except (_Unsupported, InputError):
             return None
 
-    def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, shapes: list, regular: np.ndarray,
+    def _named_points(self, st: MoveStatements, named: np.ndarray, shapes: list, regular: np.ndarray,
                       local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
         """The run's named points ``named`` resolved once per name and shape: those read, the distinct points, each
         one's among them; a statement with a point that does not resolve is cleared from ``regular``."""
