@@ -741,7 +741,7 @@ class _Declarations:
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
             if not _known([args, [v for v in switches.values() if v is not None]]):
                 raise _Unsupported(f"{name} of a value known only while running", node)
-            kinds = FUNCTIONS[key] if len(args) == len(FUNCTIONS[key]) else ()  # (else a count refused, below)
+            kinds = FUNCTIONS[key][0] if len(args) == len(FUNCTIONS[key][0]) else ()  # (else a count refused, below)
             for i, (kind, arg, value) in enumerate(zip(kinds, positional, args), 1):
                 self.check_record(value, kind, arg, f"{name}: argument {i}: ")
             try:

@@ -1,5 +1,5 @@
 """RAPID's functions of known values (``Offs``, ``RelTool``, arithmetic, orientations and poses, strings: the list is
-:data:`_FUNCTIONS`), as ABB's "Technical reference manual - RAPID Instructions, Functions and Data types" defines them.
+:data:`FUNCTIONS`), as ABB's "Technical reference manual - RAPID Instructions, Functions and Data types" defines them.
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
 (scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Arguments a function does not take (of the wrong kind,
@@ -163,9 +163,11 @@ def _dnum_to_num(value: float, **integer: None) -> float:
     return value
 
 
-#: Each function by lower-case name: the kinds of its arguments, the optional arguments it takes, the RAPID type of
-#: its value and the function of its arguments read (optional ones by keyword, None for a switch).
-_FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
+#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
+#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`), the
+#: optional arguments each takes, the RAPID type of its value and the function of its arguments read (optional ones
+#: by keyword, None for a switch).
+FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
     "offs": (("robtarget", "num", "num", "num"), (), "robtarget",  # (moved along the work object's axes)
              lambda point, dx, dy, dz: [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]),
     "reltool": (("robtarget", "num", "num", "num"), ("rx", "ry", "rz"), "robtarget", _reltool),
@@ -208,10 +210,6 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = 
     "dnumtonum": (("num",), ("integer",), "num", _dnum_to_num),
 }
 
-#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
-#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`).
-FUNCTIONS: dict[str, tuple[str, ...]] = {key: kinds for key, (kinds, *_) in _FUNCTIONS.items()}
-
 
 def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, object | None]
                       ) -> tuple[object, str]:
@@ -224,7 +222,7 @@ def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, o
     FunctionError
         The arguments are not what the function takes, or a value is outside its domain.
     """
-    kinds, optional, rtype, function = _FUNCTIONS[key]
+    kinds, optional, rtype, function = FUNCTIONS[key]
     unknown = sorted(set(switches) - set(optional))
     if unknown:
         raise FunctionError(f"no optional argument \\{unknown[0]}")
