@@ -826,8 +826,8 @@ class _Declarations:
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
+        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
         if self.load_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
-            self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
             return
         mark = self.marks.get(key, _NO_MARK)  # type: ignore[arg-type]
         followed = mark.followed
@@ -838,7 +838,6 @@ class _Declarations:
         reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
         (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
                                  is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
-        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
         """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
