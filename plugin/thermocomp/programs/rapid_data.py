@@ -20,11 +20,8 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.model import MAX_MOTION_VALUE, Finding, Span
-from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
+from thermocomp.programs.rapid_functions import FUNCTIONS, INT_MAX, NUM_MAX, FunctionError, evaluate_function
 from thermocomp.programs.writer import NUMBER
-
-#: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
-NUM_MAX = float(np.finfo(np.float32).max)
 
 #: Most calls of the task's own FUNCs evaluated one inside the other.
 MAX_FUNC_DEPTH = 16
@@ -38,10 +35,6 @@ _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string":
 #: How a call of a ``LOCAL`` routine (``kind``: PROC or FUNC) that two other modules of the task declare is refused.
 LOCAL_TWICE = ("a LOCAL {kind} of two other modules of the task: which one a call runs is not followed (give one of "
                "them another name)")
-
-#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
-#: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
-INT_MAX = 2 ** 23
 
 #: An item of a ``NUMBERS`` token's list (rapid.lark: nested at most three deep): a number or a bracketed list.
 _ITEM = re.compile(r"\[(?:[^][]|\[[^][]*\])*\]|[^][,\s]+")

@@ -16,6 +16,14 @@ import numpy as np
 
 from thermocomp.geometry.rotations import euler_zyx_from_matrix, matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
 
+#: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
+NUM_MAX = float(np.finfo(np.float32).max)
+
+#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
+#: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands, ``DnumToNum \Integer``)
+#: is checked against it.
+INT_MAX = 2 ** 23
+
 
 class FunctionError(ValueError):
     """A function's arguments are not what RAPID takes (kind, count, domain)."""
@@ -155,10 +163,10 @@ def _val_to_str(value: object) -> str:
 
 def _dnum_to_num(value: float, **integer: None) -> float:
     """``DnumToNum(Value [\\Integer])``: a dnum as a num; with ``\\Integer`` a whole number a num holds exactly
-    (+-8,388,608), else the controller stops on an argument error."""
-    if integer and not (value == round(value) and abs(value) <= 8_388_608):
-        raise FunctionError(f"\\Integer: {value:g} is not a whole number within +-8388608")
-    if abs(value) > float(np.finfo(np.float32).max):
+    (:data:`INT_MAX`), else the controller stops on an argument error."""
+    if integer and not (value == round(value) and abs(value) <= INT_MAX):
+        raise FunctionError(f"\\Integer: {value:g} is not a whole number within +-{INT_MAX}")
+    if abs(value) > NUM_MAX:
         raise FunctionError(f"{value:g} is beyond what a num holds")
     return value
 
