@@ -84,13 +84,13 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
 
 # Digits are ``[0-9]``: in ISO-8859-1 text the same as ``\d``, which ``re`` tests as Unicode digits (slower).
 _S = r"[ \t\r\n]*+"
-_NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+_UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+_NUM = rf"[+-]?+{_UNUM}"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
 #: A name (not ``NOT``: an argument that starts with it is an expression, or text the controller rejects).
 _NAME = r"(?!(?i:NOT)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
 _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
-_UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 #: An optional argument ``\\Name:=value`` after the argument it qualifies, directly or after a comma.
 _OPTION = rf"{_S}(?:,{_S})?+\\"
 _MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
