@@ -41,7 +41,6 @@ from thermocomp.programs.rapid_motions import (
     _NAME,
     MOTIONS,
     MOVES_PATTERN,
-    PROCESS_MOTIONS,
     MoveStatements,
     _Motions,
     transforms_from_poses,
@@ -263,5 +262,5 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._cycle_body: Tree | None = None  # the last entry routine's body
 
 
-__all__ = ["MOTIONS", "MOVES_PATTERN", "PROCESS_MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text",
-           "rapid_parser", "rapid_program_from_text", "read_rapid", "span_of", "transforms_from_poses"]
+__all__ = ["MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text", "rapid_parser", "rapid_program_from_text",
+           "read_rapid", "span_of", "transforms_from_poses"]
