@@ -391,8 +391,11 @@ class _Motions:
         st, base = self.move_matches(token), token.start_pos
         shapes = [self._shape(st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
         resolved = [s[0] for s in shapes if s is not None]
-        ok = np.array([s is not None for s in shapes], dtype=bool)  # (each point's frame: its shape's among those resolved)
-        regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
+        if len(resolved) == len(shapes):  # (each statement's frame its shape's: most runs, without numpy's per-call
+            regular, frame = st.readable, st.shape_of[st.point_statement]  # cost, which a run of one statement feels)
+        else:
+            ok = np.array([s is not None for s in shapes], dtype=bool)
+            regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
         (motions, points), template, p = st.rows, st.template, len(frame)
         # the inline points' columns as the file's runs read them (views of the template: a regular statement's rows
         # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
@@ -410,6 +413,7 @@ class _Motions:
                     cols["T_world_tcp"][members] = world_of_target(T_world_frame, T_frame_tcp[members], held)
         named = () if st.inline.all() else np.flatnonzero(~st.inline & regular[st.point_statement])
         if len(named):  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
+            regular = regular.copy()  # (written here: this reading's own)
             cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
                                   dtype=object if key in _TEXTS else None) for key in _NAMED}
             rows, found, which = self._named_points(st, named, shapes, regular, local)
