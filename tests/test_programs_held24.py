@@ -159,3 +159,27 @@ def test_a_variable_the_motion_reads_through_another_assignment_is_still_refused
     path.write_text(src)
     with pytest.raises(InputError, match="movej at line 7: its target changes from pass to pass of this while"):
         run_program("ur5", small_table(np.random.default_rng(7)), path, tmp_path / "q_out.script", options=_STATIC)
+
+
+def test_rapid_a_declared_target_in_a_work_object_each_pass_moves_is_a_table_at_the_motion(tmp_path):
+    """RAPID: ``wPallet.oframe.trans.y := dy * 50;`` then ``MoveL pPick, ...\\WObj:=wPallet`` in ``FOR dy FROM 0 TO 2``
+    (a palletising cell's column of the corpus): the CONST ``pPick`` is one text, but each pass's target in the world
+    differs, so the motion reads a table in place of ``pPick``, each entry the corrected target in that pass's work
+    object: the table of ``MoveL Offs(pPick, 0, dy * 50, 0)`` in ``wobj0`` less each pass's 50 mm (it was refused as
+    ``MoveL's target changes with the FOR counter dy``)."""
+    head = """MODULE cell
+    CONST robtarget pPick:=[[400,0,300],[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]];
+    TASK PERS wobjdata wPallet:=[FALSE,TRUE,"",[[0,0,0],[1,0,0,0]],[[0,0,0],[1,0,0,0]]];
+    PROC main()
+        FOR dy FROM 0 TO 2 DO
+"""
+    tail = "        ENDFOR\n    ENDPROC\nENDMODULE\n"
+    moved = _compensate(tmp_path, 8, head + "            wPallet.oframe.trans.y:=dy*50;\n"
+                        "            MoveL pPick,v100,fine,tool0\\WObj:=wPallet;\n" + tail, "wobj.mod")
+    assert "            MoveL tcPassT1{tcPassN1},v100,fine,tool0\\WObj:=wPallet;\n" in moved
+    inline = _compensate(tmp_path, 8, head + "            MoveL Offs(pPick,0,dy*50,0),v100,fine,tool0;\n" + tail,
+                         "inline.mod")
+    (table,), (world,) = _tables(moved), _tables(inline)
+    shifted = np.array(table).reshape(3, -1)
+    shifted[:, 1] += [0, 50, 100]  # (each entry's y in the world: the work object's offset added)
+    np.testing.assert_allclose(shifted[:, :7], np.array(world).reshape(3, -1)[:, :7], atol=1e-4)
