@@ -39,11 +39,11 @@ class TooManyTokens(Exception):
         super().__init__(line)
         self.line = line
 
-    def error(self, path: str, line: int | None = None) -> InputError:
-        """The refusal of the file ``path``, at ``line`` (default: the line of the parse)."""
+    def error(self, path: str) -> InputError:
+        """The refusal of the file ``path``, at the line of the parse."""
         return InputError(f"more than {MAX_TOKENS:,} tokens to parse (a run of plain motions read in bulk is one; "
                           "the readers' bound, some 10 times the corpus's most: docs/programs.md); it stopped here",
-                          path=path, row=self.line if line is None else line)
+                          path=path, row=self.line)
 
 
 class _Bounded:
