@@ -208,11 +208,6 @@ class RobotProgram:
         """Every point of every motion, in execution order, as views (built on each call)."""
         return tuple(p for m in self.motions for p in m.points)
 
-    @property
-    def T_flange_tcp(self) -> FloatArray:
-        """Each point's tool ``(m, 4, 4)``."""
-        return self.frame_table(1)[self.run.frame]
-
     def frame_table(self, which: int) -> FloatArray:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
         ``run.frame[i]``."""
@@ -224,17 +219,6 @@ class RobotProgram:
         if j < len(self.motion_steps) and self.motion_steps[j] == k:
             return Span(*self.run.statement[j].tolist())
         return self.wait_statements[k - j]
-
-    @functools.cached_property
-    def plain(self) -> bool:
-        """Every point is its own inline text (no declaration, no argument shared or around it), no two alike."""
-        r = self.run
-        if not (r.argument is r.text or np.array_equal(r.argument, r.text)):
-            return False
-        if any(r.name_of_point) or r.whole_argument.count(None) != len(r.whole_argument):
-            return False
-        starts = r.text[:, 0]
-        return bool(np.all(np.diff(starts) > 0) or len(np.unique(starts)) == len(starts))
 
 
 #: The motion kinds in the order of the codes of :attr:`MotionRun.kind`.
