@@ -23,6 +23,7 @@ from program_builders import assert_same_steps, general_rules_form, random_confi
 from thermocomp import fk, load_robot, nominal_model
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
+from thermocomp.programs.compensate import own_texts
 from thermocomp.programs.urscript import parse_urscript_text, urscript_program_from_text
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "urscript_program.script"
@@ -97,12 +98,12 @@ def test_a_cam_script_is_a_few_tokens_and_reads_the_same(rng):
 
 def test_a_cam_scripts_points_are_plain_columns_both_ways(rng):
     """A run is read into columns (no object a motion) whose points are their own texts, as the general rules'
-    points are, so both readings reach the writer's plain splice (RobotProgram.plain)."""
+    points are, so both readings reach the writer's plain splice (compensate.own_texts), in either form."""
     poses = _poses(rng, 12)
     lines = [f"  movel({p}, a=1.2, v=0.25)" for p in poses[:10]] + [f"  movej({_joints(rng)}, a=1.4, v=1.05)"]
     text = "def cam():\n" + "\n".join(lines) + "\nend\n"
     fast, plain = _read(text, True), _read(text, False)
-    assert fast.plain and plain.plain
+    assert own_texts(fast, "joints") and own_texts(plain, "joints")
     np.testing.assert_array_equal(fast.run.text, plain.run.text)
     np.testing.assert_array_equal(fast.run.T_world_tcp, plain.run.T_world_tcp)
     assert all(p.whole_argument is None for mo in plain.motions for p in mo.points)

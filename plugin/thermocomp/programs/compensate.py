@@ -81,7 +81,8 @@ def point_poses(chain: Chain, prog: RobotProgram) -> PointPoses:
     q_given = np.full((m, n), np.nan)
     if np.any(is_joint):
         q_given[is_joint] = run.q[is_joint, :n]
-    T_flange_tcp = prog.T_flange_tcp
+    tools = prog.frame_table(1)
+    T_flange_tcp = tools[run.frame]
     # the program's world is the robot base (a robot at the world's origin: the run's own array, read only)
     T_world_tcp = run.T_world_tcp if np.array_equal(chain.T_world_base, np.eye(4)) \
         else chain.T_world_base @ run.T_world_tcp
@@ -89,7 +90,7 @@ def point_poses(chain: Chain, prog: RobotProgram) -> PointPoses:
         T_world_tcp = np.array(T_world_tcp)
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
-    T_world_flange = T_world_tcp @ invert_transform(prog.frame_table(1))[run.frame]  # (each tool inverted once)
+    T_world_flange = T_world_tcp @ invert_transform(tools)[run.frame]  # (each tool inverted once)
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
@@ -365,9 +366,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
     differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & (minutes is None))
     conf_changed = (pw[differs], conf[differs])
-    if minutes is None and (task.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
-                                                                      for col in (run.text, run.argument)))):
-        # each point its own text and its own argument: each writes its text
+    if minutes is None and own_texts(task, output):  # (each point writes its text)
         spans = run.text[written]
         edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
         wanted[written] = False
@@ -402,6 +401,18 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
                    notes, modules, np.flatnonzero(wanted))
+
+
+def own_texts(prog: RobotProgram, output: str) -> bool:
+    """Whether each point of a snapshot writes its own text: no two points share a text or an argument, and in the
+    joints form (which writes a Cartesian point at its argument) each argument is its text, with no whole argument
+    around it. :func:`place_texts` then places each value at its text."""
+    run = prog.run
+    if output == "joints" and not ((run.argument is run.text or np.array_equal(run.argument, run.text))
+                                   and run.whole_argument.count(None) == len(run.whole_argument)):
+        return False
+    return all(bool(np.all(np.diff(spans[:, 0]) > 0) or len(np.unique(spans[:, :2], axis=0)) == len(spans))
+               for spans in (run.text, run.argument))
 
 
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,

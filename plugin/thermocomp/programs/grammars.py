@@ -8,7 +8,7 @@ import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -39,11 +39,11 @@ class TooManyTokens(Exception):
         super().__init__(line)
         self.line = line
 
-    def error(self, path: str, line: int | None = None) -> InputError:
-        """The refusal of the file ``path``, at ``line`` (default: the line of the parse)."""
+    def error(self, path: str) -> InputError:
+        """The refusal of the file ``path``, at the line of the parse."""
         return InputError(f"more than {MAX_TOKENS:,} tokens to parse (a run of plain motions read in bulk is one; "
                           "the readers' bound, some 10 times the corpus's most: docs/programs.md); it stopped here",
-                          path=path, row=self.line if line is None else line)
+                          path=path, row=self.line)
 
 
 class _Bounded:
@@ -382,13 +382,13 @@ def _still_open(stack: list, blocks: dict[str, bool], ends: frozenset[str]) -> s
     return f": {written} (line {getattr(token, 'line', '?')}) is not closed"
 
 
-def parse_program(parser: Lark, text: str, path: str, language: str, run_head: Callable[[str], str],
-                  blocks: dict[str, bool] | None = None, ends: frozenset[str] = frozenset()) -> Tree:
+def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dict[str, bool] | None = None,
+                  ends: frozenset[str] = frozenset()) -> Tree:
     """Parse a whole file's ``text`` (read as ISO-8859-1; a UTF-8 BOM blanked) with a reader's ``parser``.
 
     A failure is refused with line and column: as binary data where the text holds a control character, else as
-    ``"{language} syntax: unexpected ..."`` naming what was found as written (``run_head``: the instruction a
-    ``MOVES`` run starts with) and, at the end of the file, the block left open (:func:`_still_open`).
+    ``"{language} syntax: unexpected ..."`` naming what was found as written (of a ``MOVES`` run: the instruction
+    it starts with) and, at the end of the file, the block left open (:func:`_still_open`).
     """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     try:
@@ -405,7 +405,7 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
         if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its instruction is unexpected)
-            found = run_head(str(found))
+            found = re.match(r"\w+", str(found))[0]  # type: ignore[index]
         what = ("end of file" if at_end else "end of line" if str(found).isspace()
                 else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None))))
         if at_end:  # (where the file ends: its last line, after its last character; lark names the last token's)

@@ -175,11 +175,10 @@ class RobotProgram:
             [_concatenate(list(group)).compact()] if is_run else group))
         runs = [s for s in steps if isinstance(s, MotionRun)]
         waits = tuple(s for s in steps if not isinstance(s, MotionRun))
-        sizes = np.array([len(s) if isinstance(s, MotionRun) else 1 for s in steps], dtype=np.int64)
         is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
-        wait_seconds = np.zeros(int(sizes.sum())) if waits else np.broadcast_to(0.0, int(sizes.sum()))
-        if waits:
-            wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
+        sizes = np.array([len(s) if run else 1 for s, run in zip(steps, is_run.tolist())], dtype=np.int64)
+        wait_seconds = np.zeros(int(sizes.sum()))
+        wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
         if not runs:  # (no motion: the columns of one, taken away)
             nowhere = Span(0, 0, 0, 0)
             runs = [MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere).take([])]
@@ -208,11 +207,6 @@ class RobotProgram:
         """Every point of every motion, in execution order, as views (built on each call)."""
         return tuple(p for m in self.motions for p in m.points)
 
-    @property
-    def T_flange_tcp(self) -> FloatArray:
-        """Each point's tool ``(m, 4, 4)``."""
-        return self.frame_table(1)[self.run.frame]
-
     def frame_table(self, which: int) -> FloatArray:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
         ``run.frame[i]``."""
@@ -224,17 +218,6 @@ class RobotProgram:
         if j < len(self.motion_steps) and self.motion_steps[j] == k:
             return Span(*self.run.statement[j].tolist())
         return self.wait_statements[k - j]
-
-    @functools.cached_property
-    def plain(self) -> bool:
-        """Every point is its own inline text (no declaration, no argument shared or around it), no two alike."""
-        r = self.run
-        if not (r.argument is r.text or np.array_equal(r.argument, r.text)):
-            return False
-        if any(r.name_of_point) or r.whole_argument.count(None) != len(r.whole_argument):
-            return False
-        starts = r.text[:, 0]
-        return bool(np.all(np.diff(starts) > 0) or len(np.unique(starts)) == len(starts))
 
 
 #: The motion kinds in the order of the codes of :attr:`MotionRun.kind`.
@@ -514,7 +497,7 @@ def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArr
     return R, p
 
 
-def world_of_target(T_world_frame: FloatArray, T_frame_target: FloatArray, held: ArrayLike) -> FloatArray:
+def world_of_target(T_world_frame: FloatArray, T_frame_target: FloatArray, held: bool) -> FloatArray:
     """``T_world_tcp`` of targets as written: the one composition of a target with its frame.
 
     Ordinary (``held`` False): ``T_world_frame @ T_frame_target`` (the TCP in the world). A work object held by the
@@ -528,20 +511,15 @@ def world_of_target(T_world_frame: FloatArray, T_frame_target: FloatArray, held:
         The work object frame, or (held) the stationary TCP, in the world [m].
     T_frame_target : ndarray, shape ``(m, 4, 4)``
         The targets as written, in that frame [m].
-    held : bool or ndarray of bool, shape ``(m,)``
+    held : bool
     """
-    held = np.broadcast_to(np.asarray(held, dtype=bool), T_frame_target.shape[:1])
-    if not held.any():
-        return T_world_frame @ T_frame_target
-    return T_world_frame @ np.where(held[:, None, None], invert_transform(T_frame_target), T_frame_target)
+    return T_world_frame @ (invert_transform(T_frame_target) if held else T_frame_target)
 
 
-def target_of_world(T_world_frame: FloatArray, T_world_tcp: FloatArray, held: ArrayLike,
-                    frame: np.ndarray | None = None) -> FloatArray:
-    """The targets to write, ``(m, 4, 4)`` [m]: the inverse of :func:`world_of_target` (same arguments, with
-    ``T_world_tcp`` ``(m, 4, 4)`` in place of the targets). With ``frame`` ``(m,)``, ``T_world_frame`` is a
-    table ``(F, 4, 4)`` and point ``i``'s frame its row ``frame[i]`` (each frame inverted once)."""
-    T_frame_world = invert_transform(T_world_frame)
-    T = (T_frame_world if frame is None else T_frame_world[frame]) @ T_world_tcp
-    held = np.broadcast_to(np.asarray(held, dtype=bool), T_world_tcp.shape[:1])
+def target_of_world(T_world_frame: FloatArray, T_world_tcp: FloatArray, held: np.ndarray, frame: np.ndarray
+                    ) -> FloatArray:
+    """The targets to write, ``(m, 4, 4)`` [m]: the inverse of :func:`world_of_target` of each point of
+    ``T_world_tcp`` ``(m, 4, 4)``, with its ``held`` ``(m,)`` and its frame, row ``frame[i]`` ``(m,)`` of the table
+    ``T_world_frame`` ``(F, 4, 4)`` (each frame inverted once)."""
+    T = invert_transform(T_world_frame)[frame] @ T_world_tcp
     return np.where(held[:, None, None], invert_transform(T), T) if held.any() else T

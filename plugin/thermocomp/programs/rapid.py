@@ -12,7 +12,6 @@ Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,7 +37,6 @@ from thermocomp.programs.rapid_calls import _RAPID_NAME
 from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
 from thermocomp.programs.rapid_flow import _Flow
 from thermocomp.programs.rapid_motions import (
-    _NAME,
     MOTIONS,
     MOVES_PATTERN,
     MoveStatements,
@@ -87,8 +85,7 @@ def rapid_parser() -> Lark:
 
 def parse_rapid_text(text: str, path: str) -> Tree:
     """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column."""
-    return parse_program(rapid_parser(), text, path, "RAPID", lambda run: re.match(_NAME, run)[0],  # type: ignore[index]
-                         _BLOCKS, _BLOCK_ENDS)
+    return parse_program(rapid_parser(), text, path, "RAPID", _BLOCKS, _BLOCK_ENDS)
 
 
 #: The keywords that open a RAPID block (True: its name follows) and those that close one: a file cut off inside

@@ -93,8 +93,8 @@ def parse_urscript_text(text: str, path: str) -> Tree:
 
     Runs of plain motions are ``moves`` nodes of one ``MOVES`` token each (urscript.lark).
     """
-    return parse_program(urscript_parser(), text if text.endswith("\n") else text + "\n", path, "URScript",
-                         lambda run: run[:5], _BLOCKS, frozenset({"END"}))
+    return parse_program(urscript_parser(), text if text.endswith("\n") else text + "\n", path, "URScript", _BLOCKS,
+                         frozenset({"END"}))
 
 
 #: The URScript statements that open a block closed by ``end`` (True: the block's name follows the keyword).

@@ -155,11 +155,9 @@ def keep_layout(old: str, new: str, comment: str) -> str:
     return new[:at] + comments + new[at:]
 
 
-def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str | None = None) -> bytes:
+def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str) -> bytes:
     """``text`` with ``edits`` applied, as the file holds it (latin-1); identical edits are merged, overlapping ones
-    refused.
-
-    With ``comment`` (the language's comment start, :data:`COMMENT_STARTS`), a replaced text's comments are kept
+    refused; a replaced text's comments (``comment``: the language's comment start, :data:`COMMENT_STARTS`) are kept
     (:func:`keep_layout`). The pieces between the edits and the new texts are interleaved by one arrow ``take``.
     """
     edits = edits if isinstance(edits, Edits) else Edits.of(edits)
@@ -171,7 +169,7 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
         raise InputError(f"two different replacements overlap at offset {start[overlap[0] + 1]}; "
                          "the same text would need two values", path=path)
     commented = np.zeros(0, dtype=np.int64)
-    if comment is not None and start.size and comment in text:
+    if start.size and comment in text:
         at = np.fromiter((m.start() for m in re.finditer(re.escape(comment), text)), dtype=np.int64)
         k = np.searchsorted(at, start)  # (the first comment at or after a span's start lies before its end)
         commented = np.flatnonzero((k < at.size) & (at[np.minimum(k, at.size - 1)] < end))
@@ -231,37 +229,28 @@ def spans_other_files(prog: RobotProgram) -> bool:
 
 
 def task_view(prog: RobotProgram) -> RobotProgram:
-    """``prog`` as one text: its files joined by :data:`SEPARATOR`, each span moved by its file's offset there.
+    """``prog`` as one text: its files joined by :data:`SEPARATOR`, each span moved by its file's offset there (its
+    steps: the one run of its motions).
 
     Raises
     ------
     InputError
         A file of the task that holds :data:`SEPARATOR` (a NUL character: no RAPID text), naming it.
     """
-    texts = [text for _, text in prog.files]
     for path, text in prog.files:
         if SEPARATOR in text:
             raise InputError("expected a RAPID text, got a NUL character", path=path, row=text[:text.index(
                 SEPARATOR)].count("\n") + 1)
-    lengths = np.array([len(t) + len(SEPARATOR) for t in texts], dtype=np.int64)
+    lengths = np.array([len(text) + len(SEPARATOR) for _, text in prog.files], dtype=np.int64)
     bases = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     run = prog.run
     at_motion = bases[run.file]
     at_argument = at_motion[run.row_of_points()]
-    at_text = bases[run.text_file]
 
-    def moved(spans: np.ndarray, by: np.ndarray) -> np.ndarray:
+    def spans_moved(spans: np.ndarray, by: np.ndarray) -> np.ndarray:
         out = spans.copy()
         out[:, :2] += by[:, None]
         return out
-
-    whole = tuple(None if s is None else Span(s.start + b, s.end + b, s.line, s.column)
-                  for s, b in zip(run.whole_argument, at_argument.tolist()))
-    zeros = np.zeros(len(run.text), dtype=np.int64)
-    view_run = dataclasses.replace(
-        run, statement=moved(run.statement, at_motion), name=moved(run.name, at_motion),
-        text=moved(run.text, at_text), argument=moved(run.argument, at_argument), whole_argument=whole,
-        file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
 
     def moved(at: int) -> int:  # (a task-wide offset, ``file << 40`` added: MotionRun.text_keys, passes.settle)
         return at - (at >> 40 << 40) + int(bases[at >> 40])
@@ -269,15 +258,19 @@ def task_view(prog: RobotProgram) -> RobotProgram:
     def moved_key(key: tuple[int, int]) -> tuple[int, int]:  # (a per-pass text's key)
         return moved(key[0]), moved(key[1])
 
+    whole = tuple(None if s is None else Span(s.start + b, s.end + b, s.line, s.column)
+                  for s, b in zip(run.whole_argument, at_argument.tolist()))
+    view_run = dataclasses.replace(
+        run, statement=spans_moved(run.statement, at_motion), name=spans_moved(run.name, at_motion),
+        text=spans_moved(run.text, bases[run.text_file]), argument=spans_moved(run.argument, at_argument),
+        whole_argument=whole, file=np.zeros(len(run), dtype=np.int64), text_file=np.zeros(len(run.text), dtype=np.int64))
     extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
              "per_call": {moved_key(key): tuple((moved(at), *slot) for at, *slot in called)
                           for key, called in (prog.extra.get("per_call") or {}).items()},
              "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()}}
-    view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
-                        unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry, newline=prog.newline,
-                        extra=extra)
-    object.__setattr__(view, "run", view_run)  # (its columns: the moved ones)
-    return view
+    return RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(text for _, text in prog.files),
+                        steps=(view_run,), unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry,
+                        newline=prog.newline, extra=extra)
 
 
 def split(data: bytes, prog: RobotProgram) -> tuple[bytes, tuple[bytes | None, ...]]:
