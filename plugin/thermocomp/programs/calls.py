@@ -42,7 +42,7 @@ def _motion_of_point(run: MotionRun, i: int) -> Motion:
 
 
 def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call],
-             tabled: Collection[tuple[int, int]] = (), passed_in: bool = False
+             tabled: Collection[tuple[int, int]], passed_in: bool = False
              ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
     """Texts written inside routines that two calls need differently (target or tool; ``passed_in``: a run whose
     point stands in a declaration passed in runs the text at its motion too where another call's point is written

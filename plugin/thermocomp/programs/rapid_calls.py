@@ -288,8 +288,7 @@ class _Calls(calls.Texts):
 
     UNROLLED = "the module; its FOR loops and routine calls unrolled, the paths through its conditions joined"
 
-    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
-        local = {} if local is None else local
+    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data]) -> None:
         body = _body(routine)
         handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
         for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:

@@ -107,7 +107,7 @@ class _Flow(_Calls):
             self.carry_into_cycle({})
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
-            self.run_routine(proc, depth=0)
+            self.run_routine(proc, 0, {})
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
