@@ -29,6 +29,7 @@ from thermocomp.programs.rapid_data import (
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
     _location,
+    _number,
     _T_from_pose,
     _Unknown,
     _Unsupported,
@@ -266,10 +267,6 @@ class Summary:
 
 #: How :attr:`Summary.blocker` names a jump.
 _JUMPS = {"late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _no_cost(sub: Tree) -> None:
@@ -596,7 +593,7 @@ class _Calls(calls.Texts):
         compact = self.compact_ifs.get((self.file, span_of(statement).start))
         at = span_of(compact or statement).start
         counters = {key: (data.name, data.value) for key, data in local.items() if id(data.declared) in
-                    self._for_counters and _is_number(data.value)}
+                    self._for_counters and _number(data.value)}
         call_args = statement.children[1] if len(statement.children) > 1 and compact is None else None  # (an IF's
         # condition, read after the index is set, may call a FUNC that changes them; a FOR counter it cannot)
         for name in call_args.find_data("name") if isinstance(call_args, Tree) else ():
@@ -607,7 +604,7 @@ class _Calls(calls.Texts):
                         data = self.lookup(name.children[0], local)
                 except (_Unknown, _Unsupported):
                     continue
-                if data.type == "num" and _is_number(data.value):
+                if data.type == "num" and _number(data.value):
                     counters[key] = (str(name.children[0]), data.value)
         return (self.file << 40) + at, tuple(counters.values())
 
