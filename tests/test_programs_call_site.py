@@ -240,6 +240,21 @@ def test_urscript_pose_add_with_the_call_site_pose_second_is_solved_back_to_the_
     assert np.max(np.arccos(np.clip((np.trace(turned, axis1=1, axis2=2) - 1) / 2, -1, 1))) < 1e-6
 
 
+@pytest.mark.parametrize("read", ["pose_add(d, t)", "pose_add(t, d)", "pose_trans(t, d)", "pose_trans(d, t)",
+                                  "pose_sub(t, d)", "pose_trans(d, pose_add(t, d))"])
+def test_urscript_how_a_motion_reads_a_call_site_pose_is_said_in_words_for_every_function(tmp_path, read):
+    """What a refusal says of each motion reading a call site's pose (``extra["call_site"]``) is the functions it
+    reads it through, in words, also where one turns it (``pose_add(d, t)``: a third matrix, which was said in
+    its place as an array)."""
+    path = tmp_path / "p.script"
+    path.write_text("def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n  def lifted(t):\n"
+                    f"    d = p[0, 0, 0.01, 0, 0, 0.6]\n    movel({read}, a=1.2, v=0.25)\n  end\n"
+                    "  lifted(p[0.4, 0.1, 0.3, 3.1, 0.1, 0])\n  lifted(p[0.4, 0.2, 0.3, 3.1, 0.1, 0])\nend\n")
+    prog = read_program(path)
+    names = re.findall(r"pose_\w+", read)
+    assert prog.extra["call_site"] == dict.fromkeys((0, 1), "through " + " of ".join(names))
+
+
 @pytest.mark.parametrize("form", ["indexed", "joints"])
 def test_named_data_passed_to_a_routine_are_refused_naming_them_where_the_form_writes_at_the_motion(
         tmp_path, rng, form):

@@ -42,7 +42,7 @@ def _motion_of_point(run: MotionRun, i: int) -> Motion:
 
 
 def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call],
-             tabled: Collection[tuple[int, int]] = (), passed_in: bool = False
+             tabled: Collection[tuple[int, int]], passed_in: bool = False
              ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
     """Texts written inside routines that two calls need differently (target or tool; ``passed_in``: a run whose
     point stands in a declaration passed in runs the text at its motion too where another call's point is written
@@ -220,7 +220,7 @@ class Texts:
                            (step.file[step.row_of_points()] << 40) + step.argument[:, 0]], axis=1)
             for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
                 read = self._reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
-                how[first + i] = "as its target" if read is None else read[2]
+                how[first + i] = "as its target" if read is None else read[-1]  # (after two or three matrices)
                 if read is not None:
                     matrices[first + i] = read[:-1]
                 where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))

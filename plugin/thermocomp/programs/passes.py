@@ -161,11 +161,12 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
     group of calls to ``walker.notes``.
     """
-    take_calls(walker.steps, walker._in_call, walker.per_pass, getattr(walker, "beside", set()))
+    beside = getattr(walker, "beside", set())  # (a thread's steps: its calls may set an index as the program's do)
+    take_calls(walker.steps, walker._in_call, walker.per_pass, beside)
     if not walker.per_pass:
         return frozenset(), {}
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
-    compact = getattr(walker, "compact_if_statements", frozenset())  # (RAPID: (file, start) each)
+    compact = getattr(walker, "compact_ifs", {})  # (RAPID: by (file, start) of the statement each holds)
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
     runs: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # each run of the text: (step, motion row, point)
     for k, step in enumerate(steps):
@@ -204,7 +205,6 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
                        "advance its pass counter (write the IF with THEN ... ENDIF)")
         else:
             continue
-        beside = getattr(walker, "beside", ())  # (a thread's steps: its calls may set an index as the program's do)
         called, differing = (None, None) if key not in why or any(id(steps[k]) in beside for k, _, _ in motions) \
             else _by_call(steps, walker._in_call, motions, runs_of_calls)
         if called is not None:

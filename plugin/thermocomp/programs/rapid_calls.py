@@ -23,11 +23,13 @@ from thermocomp.programs.model import (
     world_of_target,
 )
 from thermocomp.programs.rapid_data import (
+    _DECLARATION_FUNCTIONS,
     LOCAL_TWICE,
     PASSIVE_INSTRUCTIONS,
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
     _location,
+    _number,
     _T_from_pose,
     _Unknown,
     _Unsupported,
@@ -140,7 +142,11 @@ class Summary:
                 steps, statements = steps + own[0], statements + own[1]
                 path = max(path, own[2]) if node.data in _CHOICES else path + own[2]
         if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
-            passes = self._flow.declared_passes(node)  # before the loop: counted when it runs, _Flow.run_for)
+            with self._flow.not_reading():  # before the loop: counted when it runs, _Flow.run_for; counting, at any
+                try:  # time, is no read of a cycle's or of a motion's)
+                    passes: int | None = self._flow.for_passes(node, None)[2]
+                except (_Unsupported, InputError):
+                    passes = None
             if passes is not None:
                 if not self._flow.quiet_loop(node.children[-1], passes, statements):
                     steps, path = max(steps, 1) * passes, max(path, 1) * passes
@@ -263,10 +269,6 @@ class Summary:
 _JUMPS = {"late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _no_cost(sub: Tree) -> None:
     """A node of a kind :class:`Summary` has no method for."""
 
@@ -283,8 +285,7 @@ class _Calls(calls.Texts):
 
     UNROLLED = "the module; its FOR loops and routine calls unrolled, the paths through its conditions joined"
 
-    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
-        local = {} if local is None else local
+    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data]) -> None:
         body = _body(routine)
         handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
         for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
@@ -515,7 +516,7 @@ class _Calls(calls.Texts):
         elif key == "callbyvar" and key not in self.procs:
             self.run_late_call(self.by_var(statement, positional), local, depth)
         elif key in self.procs:
-            self._run_proc(name, key, statement, call_args, local, depth)
+            self._run_proc(statement, statement, local, depth)
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
@@ -534,9 +535,11 @@ class _Calls(calls.Texts):
             self.record_change(statement, local)
             self._late_nowhere.setdefault(key, (self.file, statement))
 
-    def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``, run in its own module's file; a recursion with the arguments of two
-        calls being run (a parameterless one: any) twice, not deeper (its third pass reads what its second did)."""
+    def _run_proc(self, call: Tree, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """A ``call`` of the task's PROC in ``statement``, run in its own module's file; a recursion with the arguments
+        of two calls being run (a parameterless one: any) twice, not deeper (its third pass reads what its second did)."""
+        name, call_args = str(call.children[0]), call.children[1] if len(call.children) > 1 else None
+        key = name.lower()
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_moving_func)
@@ -587,10 +590,10 @@ class _Calls(calls.Texts):
         value)`` each: the FOR counters of its routine's ``local`` data (outer loops first), then the numbers its
         arguments read (a WHILE's counter, ``Pick pts{n};``; not in a compact ``IF``). A call run several times may
         need one entry a pass, its index computed from them (:func:`.passes.settle`)."""
-        compact = self._compact_ifs.get(id(statement))
+        compact = self.compact_ifs.get((self.file, span_of(statement).start))
         at = span_of(compact or statement).start
         counters = {key: (data.name, data.value) for key, data in local.items() if id(data.declared) in
-                    self._for_counters and _is_number(data.value)}
+                    self._for_counters and _number(data.value)}
         call_args = statement.children[1] if len(statement.children) > 1 and compact is None else None  # (an IF's
         # condition, read after the index is set, may call a FUNC that changes them; a FOR counter it cannot)
         for name in call_args.find_data("name") if isinstance(call_args, Tree) else ():
@@ -601,14 +604,9 @@ class _Calls(calls.Texts):
                         data = self.lookup(name.children[0], local)
                 except (_Unknown, _Unsupported):
                     continue
-                if data.type == "num" and _is_number(data.value):
+                if data.type == "num" and _number(data.value):
                     counters[key] = (str(name.children[0]), data.value)
         return (self.file << 40) + at, tuple(counters.values())
-
-    @functools.cached_property
-    def _compact_ifs(self) -> dict[int, Tree]:
-        """The task's compact ``IF`` statements by the id of the statement each holds."""
-        return {id(c.children[-1]): c for tree in self.task_trees for c in tree.find_data("compact_if")}
 
     @functools.cached_property
     def _for_counters(self) -> set[int]:
@@ -616,11 +614,11 @@ class _Calls(calls.Texts):
         return {id(f.children[0]) for tree in self.task_trees for f in tree.find_data("for_stmt")}
 
     @functools.cached_property
-    def compact_if_statements(self) -> frozenset[tuple[int, int]]:
-        """``(file, start)`` of each statement a compact ``IF`` holds: no statement can be written before it
-        (:func:`.passes.settle`)."""
-        return frozenset((file, span_of(c.children[-1]).start) for file, tree in enumerate(self.task_trees)
-                         for c in tree.find_data("compact_if"))
+    def compact_ifs(self) -> dict[tuple[int, int], Tree]:
+        """The task's compact ``IF`` statements by ``(file, start)`` of the statement each holds: no statement can be
+        written before that one (:func:`.passes.settle`)."""
+        return {(file, span_of(c.children[-1]).start): c for file, tree in enumerate(self.task_trees)
+                for c in tree.find_data("compact_if")}
 
     def found_nowhere(self, key: str) -> bool:
         """Whether ``key`` names no routine of the task and no instruction thermocomp knows."""
@@ -706,7 +704,7 @@ class _Calls(calls.Texts):
         for file, module_tree in enumerate(trees):
             key = file << 40
             size_only = {call.children[1].children[0].children[0].start_pos for call in module_tree.find_data(
-                "func_call") if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
+                "func_call") if str(call.children[0]).lower() in _DECLARATION_FUNCTIONS and len(call.children) > 1
                 and isinstance(call.children[1].children[0], Tree)
                 and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
             unrun = [] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(

@@ -23,7 +23,7 @@ from thermocomp.programs.model import (
     RobotProgram,
     newline_of,
 )
-from thermocomp.programs.rapid_calls import _AXES, _body, _Calls, _declared_key
+from thermocomp.programs.rapid_calls import _AXES, _BLOCKS, _CHOICES, _body, _Calls, _declared_key
 from thermocomp.programs.rapid_data import (
     _DECLARATION_FUNCTIONS,
     _NO_MARK,
@@ -54,8 +54,7 @@ _CONSTRUCTS = {
 _ASSIGNING = {"incr": ("add", "1"), "decr": ("sub", "1"), "add": ("add", None), "clear": (None, "0")}
 
 #: The nodes that hold statements, and the statements that may be a call (:meth:`_Flow.as_assignments`).
-_HOLDING_STATEMENTS = frozenset(("module", "proc", "func", "trap", "body", "handlers", "if_stmt", "elseif", "compact_if",
-                                 "while_stmt", "for_stmt", "test_stmt", "test_case", "call"))
+_HOLDING_STATEMENTS = _BLOCKS | {"module", "proc", "func", "trap", "handlers"}
 
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
@@ -108,7 +107,7 @@ class _Flow(_Calls):
             self.carry_into_cycle({})
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
-            self.run_routine(proc, depth=0)
+            self.run_routine(proc, 0, {})
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
@@ -276,15 +275,6 @@ class _Flow(_Calls):
                              "IF or TEST counted: counted before any condition is decided): more than "
                              f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
-    def declared_passes(self, statement: Tree) -> int | None:
-        """A FOR loop's passes from the values declared (:meth:`for_passes`), None where running decides; counting
-        (:class:`.rapid_calls.Summary`, at any time) is no read of a cycle's or of a motion's (:meth:`run_tagged`)."""
-        with self.not_reading():
-            try:
-                return self.for_passes(statement, None)[2]
-            except (_Unsupported, InputError):
-                return None
-
     @contextlib.contextmanager
     def not_reading(self) -> Iterator[None]:
         """What is evaluated inside (a look ahead: a FOR's count, a WHILE's course) is no read of a cycle's or of a
@@ -435,11 +425,7 @@ class _Flow(_Calls):
         if run is None:
             raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
                                "count is not known before running)", statement)
-        own = statement.children[:1] if statement.data == "compact_if" else statement.children  # (not its statement)
-        heads = [sub for child in own if isinstance(child, Tree) and child.data != "body"
-                 for sub in ([child] if child.data not in ("elseif", "test_case") else
-                             [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
-        moving = [(sub, found) for head in heads for sub in head.find_data("func_call") if (func := self.funcs.get(
+        moving = [(sub, found) for head in _heads(statement) for sub in head.find_data("func_call") if (func := self.funcs.get(
             str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None]
         if moving and statement.data == "assign" and [sub for sub, _ in moving] == [statement.children[-1]]:
             return self.run_moving_func(statement, local, depth)
@@ -453,10 +439,7 @@ class _Flow(_Calls):
     def run_moving_func(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``x := F(...);`` whose FUNC ``F`` moves the robot (RAPID allows any instruction in a FUNC): its body run as
         a call's, its arguments bound; ``x`` changed at run time from here (its RETURN value is not evaluated)."""
-        call = statement.children[-1]
-        name = str(call.children[0])
-        self._run_proc(name, name.lower(), statement, call.children[1] if len(call.children) > 1 else None, local,
-                       depth)
+        self._run_proc(statement.children[-1], statement, local, depth)
         self.mark_changed(self.changed_root(statement.children[0]), statement, local)
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
@@ -490,45 +473,38 @@ class _Flow(_Calls):
         that condition reads, or that an assignment to such a datum or a condition around one reads, is given values
         in the body only by assignments whose values and conditions are known here."""
         with self.not_reading():
-            return self._counted_while(statement, local)
-
-    def _counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
-        condition, body = statement.children[0], statement.children[-1]
-        if not self.summary(body).steps or self._decided_value(condition, local) is not True:
-            return False
-        changes = list(self._changes_in(body, ()))
-        watched, grown = _names_read(condition), True
-        while grown:
-            grown = False
-            for change, heads in changes:
-                if change.data != "assign":
-                    if self.summary(change).assigns & watched:
-                        return False  # (a call, a loop or an instruction that changes it: a search's found point)
-                    continue
-                root = self.changed_root(change.children[0])
-                if root is None or str(root).lower() not in watched:
-                    continue
-                reads = set().union(*map(_names_read, (change.children[-1], *heads)))
-                if any(self._decided_value(node, local) is None for node in (change.children[-1], *heads)):
-                    return False
-                grown, watched = grown or not reads <= watched, watched | reads
-        given = {str(root).lower() for change, _ in changes if change.data == "assign"
-                 and (root := self.changed_root(change.children[0])) is not None}
-        return bool(_names_read(condition) & given)
+            condition, body = statement.children[0], statement.children[-1]
+            if not self.summary(body).steps or self._decided_value(condition, local) is not True:
+                return False
+            changes = list(self._changes_in(body, ()))
+            watched, grown = _names_read(condition), True
+            while grown:
+                grown = False
+                for change, heads in changes:
+                    if change.data != "assign":
+                        if self.summary(change).assigns & watched:
+                            return False  # (a call, a loop or an instruction that changes it: a search's found point)
+                        continue
+                    root = self.changed_root(change.children[0])
+                    if root is None or str(root).lower() not in watched:
+                        continue
+                    reads = set().union(*map(_names_read, (change.children[-1], *heads)))
+                    if any(self._decided_value(node, local) is None for node in (change.children[-1], *heads)):
+                        return False
+                    grown, watched = grown or not reads <= watched, watched | reads
+            given = {str(root).lower() for change, _ in changes if change.data == "assign"
+                     and (root := self.changed_root(change.children[0])) is not None}
+            return bool(_names_read(condition) & given)
 
     def _changes_in(self, body: Tree, heads: tuple[Tree, ...]) -> Iterator[tuple[Tree, tuple[Tree, ...]]]:
         """Each statement of ``body`` but an ``IF`` or ``TEST`` (whose bodies are entered), with the conditions and
         tested values it runs under."""
         for statement in body.children:
-            if statement.data not in ("if_stmt", "compact_if", "test_stmt"):
+            if statement.data not in _CHOICES:
                 yield statement, heads
                 continue
-            own = statement.children[:1] if statement.data == "compact_if" else statement.children
-            around = heads + tuple(sub for child in own if isinstance(child, Tree) and child.data != "body"
-                                   for sub in ([child] if child.data not in ("elseif", "test_case") else
-                                               [c for c in child.children if isinstance(c, Tree) and c.data != "body"]))
             for branch in self._bodies(statement)[0]:
-                yield from self._changes_in(branch, around)
+                yield from self._changes_in(branch, heads + tuple(_heads(statement)))
 
     def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool:
         """A ``WHILE`` whose passes the file fixes (:meth:`counted_while`), followed pass by pass while its condition
@@ -837,6 +813,14 @@ def _loop_name(loop: Tree) -> str:
     if loop.data in ("for_stmt", "while_stmt"):
         return _CONSTRUCTS[loop.data]
     return f"IF ... GOTO {loop.children[-1].children[0]}"
+
+
+def _heads(statement: Tree) -> list[Tree]:
+    """The expressions of ``statement`` outside its bodies: conditions, a TEST's values, a call's arguments."""
+    own = statement.children[:1] if statement.data == "compact_if" else statement.children  # (not its statement)
+    return [sub for child in own if isinstance(child, Tree) and child.data != "body"
+            for sub in ([child] if child.data not in ("elseif", "test_case") else
+                        [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
 
 
 def _names_read(node: Tree | Token) -> set[str]:
