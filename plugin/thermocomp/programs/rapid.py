@@ -39,7 +39,6 @@ from thermocomp.programs.rapid_flow import _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,
     MOVES_PATTERN,
-    PROCESS_MOTIONS,
     MoveStatements,
     _Motions,
     transforms_from_poses,
@@ -260,5 +259,5 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._cycle_body: Tree | None = None  # the last entry routine's body
 
 
-__all__ = ["MOTIONS", "MOVES_PATTERN", "PROCESS_MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text",
-           "rapid_parser", "rapid_program_from_text", "read_rapid", "span_of", "transforms_from_poses"]
+__all__ = ["MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text", "rapid_parser", "rapid_program_from_text",
+           "read_rapid", "span_of", "transforms_from_poses"]

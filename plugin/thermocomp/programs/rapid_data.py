@@ -20,11 +20,8 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.model import MAX_MOTION_VALUE, Finding, Span
-from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
+from thermocomp.programs.rapid_functions import FUNCTIONS, INT_MAX, NUM_MAX, FunctionError, evaluate_function
 from thermocomp.programs.writer import NUMBER
-
-#: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
-NUM_MAX = float(np.finfo(np.float32).max)
 
 #: Most calls of the task's own FUNCs evaluated one inside the other.
 MAX_FUNC_DEPTH = 16
@@ -38,10 +35,6 @@ _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string":
 #: How a call of a ``LOCAL`` routine (``kind``: PROC or FUNC) that two other modules of the task declare is refused.
 LOCAL_TWICE = ("a LOCAL {kind} of two other modules of the task: which one a call runs is not followed (give one of "
                "them another name)")
-
-#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
-#: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
-INT_MAX = 2 ** 23
 
 #: An item of a ``NUMBERS`` token's list (rapid.lark: nested at most three deep): a number or a bracketed list.
 _ITEM = re.compile(r"\[(?:[^][]|\[[^][]*\])*\]|[^][,\s]+")
@@ -741,7 +734,7 @@ class _Declarations:
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
             if not _known([args, [v for v in switches.values() if v is not None]]):
                 raise _Unsupported(f"{name} of a value known only while running", node)
-            kinds = FUNCTIONS[key] if len(args) == len(FUNCTIONS[key]) else ()  # (else a count refused, below)
+            kinds = FUNCTIONS[key][0] if len(args) == len(FUNCTIONS[key][0]) else ()  # (else a count refused, below)
             for i, (kind, arg, value) in enumerate(zip(kinds, positional, args), 1):
                 self.check_record(value, kind, arg, f"{name}: argument {i}: ")
             try:
@@ -826,8 +819,8 @@ class _Declarations:
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
+        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
         if self.load_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
-            self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
             return
         mark = self.marks.get(key, _NO_MARK)  # type: ignore[arg-type]
         followed = mark.followed
@@ -838,7 +831,6 @@ class _Declarations:
         reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
         (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
                                  is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
-        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
         """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""

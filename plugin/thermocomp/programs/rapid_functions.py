@@ -1,5 +1,5 @@
 """RAPID's functions of known values (``Offs``, ``RelTool``, arithmetic, orientations and poses, strings: the list is
-:data:`_FUNCTIONS`), as ABB's "Technical reference manual - RAPID Instructions, Functions and Data types" defines them.
+:data:`FUNCTIONS`), as ABB's "Technical reference manual - RAPID Instructions, Functions and Data types" defines them.
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
 (scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Arguments a function does not take (of the wrong kind,
@@ -15,6 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from thermocomp.geometry.rotations import euler_zyx_from_matrix, matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
+
+#: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
+NUM_MAX = float(np.finfo(np.float32).max)
+
+#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
+#: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands, ``DnumToNum \Integer``)
+#: is checked against it.
+INT_MAX = 2 ** 23
 
 
 class FunctionError(ValueError):
@@ -155,17 +163,19 @@ def _val_to_str(value: object) -> str:
 
 def _dnum_to_num(value: float, **integer: None) -> float:
     """``DnumToNum(Value [\\Integer])``: a dnum as a num; with ``\\Integer`` a whole number a num holds exactly
-    (+-8,388,608), else the controller stops on an argument error."""
-    if integer and not (value == round(value) and abs(value) <= 8_388_608):
-        raise FunctionError(f"\\Integer: {value:g} is not a whole number within +-8388608")
-    if abs(value) > float(np.finfo(np.float32).max):
+    (:data:`INT_MAX`), else the controller stops on an argument error."""
+    if integer and not (value == round(value) and abs(value) <= INT_MAX):
+        raise FunctionError(f"\\Integer: {value:g} is not a whole number within +-{INT_MAX}")
+    if abs(value) > NUM_MAX:
         raise FunctionError(f"{value:g} is beyond what a num holds")
     return value
 
 
-#: Each function by lower-case name: the kinds of its arguments, the optional arguments it takes, the RAPID type of
-#: its value and the function of its arguments read (optional ones by keyword, None for a switch).
-_FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
+#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
+#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`), the
+#: optional arguments each takes, the RAPID type of its value and the function of its arguments read (optional ones
+#: by keyword, None for a switch).
+FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
     "offs": (("robtarget", "num", "num", "num"), (), "robtarget",  # (moved along the work object's axes)
              lambda point, dx, dy, dz: [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]),
     "reltool": (("robtarget", "num", "num", "num"), ("rx", "ry", "rz"), "robtarget", _reltool),
@@ -208,10 +218,6 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = 
     "dnumtonum": (("num",), ("integer",), "num", _dnum_to_num),
 }
 
-#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
-#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`).
-FUNCTIONS: dict[str, tuple[str, ...]] = {key: kinds for key, (kinds, *_) in _FUNCTIONS.items()}
-
 
 def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, object | None]
                       ) -> tuple[object, str]:
@@ -224,7 +230,7 @@ def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, o
     FunctionError
         The arguments are not what the function takes, or a value is outside its domain.
     """
-    kinds, optional, rtype, function = _FUNCTIONS[key]
+    kinds, optional, rtype, function = FUNCTIONS[key]
     unknown = sorted(set(switches) - set(optional))
     if unknown:
         raise FunctionError(f"no optional argument \\{unknown[0]}")

@@ -84,13 +84,13 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
 
 # Digits are ``[0-9]``: in ISO-8859-1 text the same as ``\d``, which ``re`` tests as Unicode digits (slower).
 _S = r"[ \t\r\n]*+"
-_NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+_UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+_NUM = rf"[+-]?+{_UNUM}"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
 #: A name (not ``NOT``: an argument that starts with it is an expression, or text the controller rejects).
 _NAME = r"(?!(?i:NOT)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
 _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
-_UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 #: An optional argument ``\\Name:=value`` after the argument it qualifies, directly or after a comma.
 _OPTION = rf"{_S}(?:,{_S})?+\\"
 _MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
@@ -389,10 +389,10 @@ class _Motions:
         distinct text (frames and speed per shape, :meth:`point` per named point and shape); a statement they do not
         read is run by the general rules in its place (:meth:`run_body`)."""
         st, base = self.move_matches(token), token.start_pos
-        shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
+        shapes = [self._shape(st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
         resolved = [s[0] for s in shapes if s is not None]
-        if len(resolved) == len(shapes):  # (each statement's frame its shape's: most runs)
-            regular, frame = st.readable, st.shape_of[st.point_statement]
+        if len(resolved) == len(shapes):  # (each statement's frame its shape's: most runs, without numpy's per-call
+            regular, frame = st.readable, st.shape_of[st.point_statement]  # cost, which a run of one statement feels)
         else:
             ok = np.array([s is not None for s in shapes], dtype=bool)
             regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
@@ -416,7 +416,7 @@ class _Motions:
             regular = regular.copy()  # (written here: this reading's own)
             cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
                                   dtype=object if key in _TEXTS else None) for key in _NAMED}
-            rows, found, which = self._named_points(token, st, named, shapes, regular, local)
+            rows, found, which = self._named_points(st, named, shapes, regular, local)
             self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
             for key, value in point_columns(found).items():
                 if key in cols:
@@ -437,7 +437,7 @@ class _Motions:
             self._run_count += b - a
             self.steps.append(part)
 
-    def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
+    def _shape(self, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""
         option = st.group(i, "okey")
         tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt")
@@ -449,7 +449,7 @@ class _Motions:
         except (_Unsupported, InputError):
             return None
 
-    def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, shapes: list, regular: np.ndarray,
+    def _named_points(self, st: MoveStatements, named: np.ndarray, shapes: list, regular: np.ndarray,
                       local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
         """The run's named points ``named`` resolved once per name and shape: those read, the distinct points, each
         one's among them; a statement with a point that does not resolve is cleared from ``regular``."""
