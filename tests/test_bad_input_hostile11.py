@@ -422,3 +422,49 @@ def test_a_print_path_with_a_target_repeated_is_named_at_its_file_and_line():
     with pytest.raises(InputError, match="expected at least 2 targets") as info:
         targets_path(np.eye(3)[None], p[:1], 10.0, 125.0, "pp.csv", np.array([3]))
     assert info.value.path == "pp.csv"
+
+
+@pytest.mark.parametrize(("extent", "metres_per_unit"), [(0.1, 1e-30), (100.0, 1e-9), (5e-4, 1e-3), (1e-7, 1.0)])
+def test_a_mesh_spanning_less_than_a_micrometre_is_refused_naming_its_unit(tmp_path, extent,
+                                                                                        metres_per_unit):
+    """A unit wrong by orders of magnitude (a URDF mesh scale of 1e-30) made a link of no volume whose mass and
+    inertia were round-off, taken in silence; the bound is the mesh's own span, whatever the unit that made it."""
+    import trimesh
+
+    from thermocomp.io.meshes import MIN_EXTENT, read_mesh
+
+    path = tmp_path / "link1.stl"
+    trimesh.creation.box(extents=(extent, extent / 2, extent / 4)).export(path)
+    assert extent * metres_per_unit < MIN_EXTENT
+    with pytest.raises(InputError, match="check its unit") as info:
+        read_mesh(path, metres_per_unit)
+    assert info.value.path == str(path)
+    assert f"{extent * metres_per_unit:.3g} m" in str(info.value)
+
+
+def test_a_mesh_of_a_millimetre_is_read_at_its_size(tmp_path):
+    """The bound does not refuse small real parts: a 1 mm box read in mm is 1e-3 m across (and a 5 cm link read
+    as millimetres stays the inertia report's implausible-density warning, not a refusal)."""
+    import trimesh
+
+    from thermocomp.io.meshes import read_mesh
+
+    path = tmp_path / "pin.stl"
+    trimesh.creation.box(extents=(1.0, 1.0, 1.0)).export(path)
+    mesh = read_mesh(path, 1e-3)
+    np.testing.assert_allclose(np.ptp(mesh.vertices, axis=0), [1e-3] * 3, rtol=1e-9)
+
+
+def test_inertia_refuses_meshes_given_in_the_wrong_unit(case, capsys):
+    """The command line: boxes of 5e-4 units announced as millimetres span 0.5 um; refused naming the file and the
+    unit."""
+    import trimesh
+
+    from thermocomp.cli.common import EXIT_INPUT
+
+    folder = case / "meshes"
+    folder.mkdir()
+    for name in ("base", *(f"link{k}" for k in range(1, 7))):
+        trimesh.creation.box(extents=(5e-4, 5e-4, 5e-4)).export(folder / f"{name}.stl")
+    refused(case, capsys, ["inertia", "--robot", "irb140", "--meshes", folder, "--units", "mm", "--total-mass", "98"],
+            EXIT_INPUT, ".stl", "5e-07 m at 0.001 m per unit", "check its unit")

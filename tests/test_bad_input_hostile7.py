@@ -32,9 +32,9 @@ def test_a_package_folder_linked_into_itself_is_searched_once(tmp_path):
     (ws / "arm" / "package.xml").write_text("<package><name>arm_description</name></package>")
     for k in range(12):
         os.symlink(".", ws / f"loop{k}")
-    started = time.perf_counter()
+    started = time.process_time()
     assert find_packages((ws,)) == {"arm_description": ws / "arm"}
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_a_search_path_of_more_folders_than_the_bound_is_refused_naming_it(case, capsys, monkeypatch):
@@ -94,10 +94,10 @@ def test_a_list_held_many_times_over_is_refused_and_data_that_holds_itself_is_re
 def test_an_integer_longer_than_a_text_can_hold_is_refused_before_it_is_built(expression):
     from thermocomp.io.xacro_expressions import UnsafeExpression, base_functions, evaluate
 
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(UnsafeExpression, match="a number of more than 14000 bits"):
         evaluate(expression, {}.__getitem__, base_functions())
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
 
 
 def test_integer_functions_of_small_arguments_still_evaluate():

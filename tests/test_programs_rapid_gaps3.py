@@ -67,9 +67,9 @@ def test_a_cycle_restarted_by_calling_main_again_is_read_quickly_and_compensated
     """Every routine ends with ``main;`` (RAPID kernel: a routine may call itself, directly or through others). The
     targets are constants: the program is compensated, and reading it does not unroll the recursion (which would
     never end) until a statement bound."""
-    start = time.perf_counter()
+    start = time.process_time()
     prog = read_module(tmp_path, _HEAD, _CELL)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert prog.unsupported == (), prog.unsupported
     assert len(prog.points) >= 3
 
@@ -91,9 +91,9 @@ def test_a_recursion_with_arguments_stays_bounded(tmp_path, depth):
     body = ("  PROC Descend(num n)\n    IF n > 0 THEN\n      MoveL Offs(p10, n, 0, 0), v100, fine, tPen;\n"
             "      Descend n - 1;\n    ENDIF\n  ENDPROC\n"
             f"  PROC main()\n    Descend {depth + 3};\n  ENDPROC\n")
-    start = time.perf_counter()
+    start = time.process_time()
     prog = read_module(tmp_path, _HEAD, body)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert prog.unsupported or len(prog.points) == depth + 3
 
 

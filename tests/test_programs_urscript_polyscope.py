@@ -261,10 +261,10 @@ def _call_tree(depth: int) -> str:
 
 
 def test_a_tree_of_calls_standing_for_2_to_the_40_motions_is_refused_at_once_with_its_count():
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(InputError) as refusal:
         urscript_program_from_text(_call_tree(40), "tree.script")
-    assert time.perf_counter() - started < 30  # (it ran until killed)
+    assert time.process_time() - started < 30  # (it ran until killed)
     message = str(refusal.value)
     assert refusal.value.row == 164 and f"{2 ** 41 + 2 ** 40 - 1:,} motions, calls and loop passes" in message
     assert f"--max-motions {MAX_MOTIONS:,}" in message

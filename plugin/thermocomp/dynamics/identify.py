@@ -833,8 +833,15 @@ def identify(
             negative[np.arange(na), P + np.arange(na)] = np.where(z[P:nz] < 0, weight_a, 0.0)
             return np.vstack([top, middle, rows, negative])
 
-        fit = scipy.optimize.least_squares(residual, z, jac=jacobian, method="lm", x_scale="jac",
-                                           xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=100 * n)
+        # A trial step of MINPACK's Levenberg-Marquardt may overflow the squared friction (a short recording leaves
+        # it weakly fixed); MINPACK rejects a step whose residual norm is not below the last and shrinks its trust
+        # region, so the overflow is a refused trial, not a result: its warnings are not shown.
+        with np.errstate(over="ignore", invalid="ignore"):
+            fit = scipy.optimize.least_squares(residual, z, jac=jacobian, method="lm", x_scale="jac",
+                                               xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=100 * n)
+        if not np.all(np.isfinite(fit.x)):
+            raise InputError("the constrained fit diverged (parameters not finite): the recording does not fix them; "
+                             "record a longer, richer excitation", path=recording.source or None)
         z = fit.x
         own, arm, fr = split_z(z)
         if np.all(np.sum(ball_rows * own, axis=1) <= 1e-9 * ball_scale) and np.all(arm >= -1e-9 * scale_a):

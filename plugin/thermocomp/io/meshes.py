@@ -67,6 +67,10 @@ MESH_MAP_COLUMNS = ["link", "mesh", "x_mm", "y_mm", "z_mm", "rx_deg", "ry_deg", 
 #: URDF mesh scale) and the unit given: both are typed decimal numbers
 #: (``0.001``), so they agree to round-off or not at all.
 UNIT_MATCH_RTOL = 1e-9
+#: The smallest extent a mesh may span [m] (its bounding box's largest side): a micrometre is below any robot link,
+#: tool or cell part; a unit given wrong by many orders of magnitude (a scale of 1e-30) made links of no volume whose
+#: masses and inertias were round-off. (A unit wrong by 1000 is the inertia report's implausible-density warning.)
+MIN_EXTENT = 1e-6
 
 
 def metres_per_unit_from_name(units: str) -> float:
@@ -235,7 +239,8 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     InputError
         Naming the file: missing, not a regular file, larger than
         :data:`MAX_MESH_BYTES`, unsupported type, unreadable, no
-        triangles, a vertex coordinate not finite or beyond ``MAX_LENGTH`` (1 km),
+        triangles, a vertex coordinate not finite or beyond ``MAX_LENGTH`` (1 km), a mesh
+        spanning less than :data:`MIN_EXTENT` (1 um),
         a COLLADA unit that disagrees with ``metres_per_unit`` or an up axis
         other than ``Z_UP``, or ``pycollada`` missing for ``.dae``.
     """
@@ -285,6 +290,10 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     if not np.all(np.abs(vertices) <= MAX_LENGTH):  # (1e200 overflowed in the mass properties, naming no file)
         raise InputError(f"expected vertex coordinates of magnitude at most {MAX_LENGTH:g} m, got "
                          f"{np.abs(vertices).max():.3g} m", path=src)
+    extent = float(np.ptp(vertices, axis=0).max())
+    if extent < MIN_EXTENT:
+        raise InputError(f"the mesh spans {extent:.3g} m at {scale:g} m per unit, less than {MIN_EXTENT:g} m: "
+                         "check its unit (metres per mesh unit, a URDF's mesh scale)", path=src)
     return MeshData(vertices=vertices, faces=faces, path=src, metres_per_unit=scale)
 
 
