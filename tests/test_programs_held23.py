@@ -126,6 +126,14 @@ def test_an_element_of_a_two_dimensional_array_given_in_a_loop_run_while_an_inpu
             pOff{1} := p20;
         ENDIF
         MoveL pOff{1}, v100, fine, tool0;""", "pOff is changed at run time"),
+    # the array read whole (copied) while one element is what an earlier pass may have left
+    ("""        IF di1 = 1 THEN
+            pOff{1} := p10;
+            pCopy := pOff;
+            MoveL pCopy{1}, v100, fine, tool0;
+        ELSE
+            pOff{2} := p10;
+        ENDIF""", "pCopy is changed at run time (line 9, column 13)"),
     # an index counted from cycle to cycle
     ("""        IF di1 = 1 THEN
             nIdx := nIdx MOD 2 + 1;
@@ -134,5 +142,6 @@ def test_an_element_of_a_two_dimensional_array_given_in_a_loop_run_while_an_inpu
         ENDIF""", "is changed at run time"),
 ])
 def test_what_the_path_does_not_give_is_still_refused(tmp_path, body, message):
-    prog = _read(tmp_path, _program(body, declarations="VAR robtarget pOff{2} := [p10, p20];\n    VAR num nIdx := 1;"))
+    declarations = "VAR robtarget pOff{2} := [p10, p20];\n    VAR num nIdx := 1; VAR robtarget pCopy{2};"
+    prog = _read(tmp_path, _program(body, declarations=declarations))
     assert prog.unsupported and message in prog.unsupported[0].message, prog.unsupported

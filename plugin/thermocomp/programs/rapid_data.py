@@ -563,6 +563,10 @@ class _Declarations:
 
     def _name(self, node: Tree, local) -> tuple[object, str]:
         data = self.lookup(node.children[0], local)
+        left = self.marks.get(str(node.children[0]).lower(), _NO_MARK).left
+        if left is not None and not _known(data.value):  # (an array read whole: some elements what a pass may leave)
+            raise _Unknown(f"{node.children[0]} is changed at run time ({self.written_at(left)}); its value at this "
+                           "motion is not known", node.children[0])
         return data.value, data.type
 
     def _numbers(self, node: Tree, local) -> tuple[object, None]:
