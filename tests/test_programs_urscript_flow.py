@@ -227,19 +227,6 @@ def test_a_call_into_a_recursive_cycle_is_run_again_after_a_global_it_reads_thro
     np.testing.assert_allclose([p.T_world_tcp[0, 3] for p in prog.points], [.2, .1, .1, .2, .1, .2, .1, .5])
 
 
-def test_a_variable_literal_whose_target_changes_from_pass_to_pass_is_refused_naming_it():
-    """``pt`` is given a pose literal whose z reads the counter: one written literal cannot hold each pass's target,
-    so the counted loop is refused, naming ``pt`` and the line of the loop that changes it; its motions stay as
-    written."""
-    text = ("i = 0\nwhile i < 3:\n  pt = p[0.3, 0.1, 0.2 + i * 0.01, 0, 3.14, 0]\n  movel(pt, a=1.2, v=0.25)\n"
-            "  movel(p[0.3, 0.1, 0.2, 0, 3.14, 0], a=1.2, v=0.25)\n  i = i + 1\nend\n")
-    prog = urscript_program_from_text(text, "pass.script")
-    assert [(f.line, f.message) for f in prog.unsupported] == [
-        (2, "movel at line 4: its target changes from pass to pass of this while (it reads pt, which the loop changes "
-            "at line 3): one written target cannot serve every pass")]
-    assert prog.motions == () and [n.line for n in prog.notes] == [4, 5]
-
-
 def test_an_element_assigned_at_an_index_that_is_not_a_number_leaves_the_list_unknown():
     """``q[inf - inf] = 3`` (the manual's list element assignment at an index that is NaN) is no element of ``q``:
     ``q`` is not known after it, and the motion reading ``q[0]`` is refused naming ``q``, as a read at such an index

@@ -32,17 +32,30 @@ MAX_PASSES = 10_000
 
 def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
-    that differ from pass to pass, each an inline target or an expression in its motion's statement; else (one is a
-    declaration's, or stands in an earlier statement: URScript's ``q = get_inverse_kin(...)``) record nothing and
-    return the first motion whose text an earlier pass needed otherwise."""
+    that differ from pass to pass, each an inline target or an expression in its motion's statement. A variable
+    (declared, or assigned in the pass: URScript ``pose_pre = p[0.5 + x, ...]`` then ``movej(pose_pre)``, RAPID
+    ``p := Offs(p10, 10 * i, 0, 0); MoveL p, ...``) that the motion names is tabled at that name, its argument in the
+    motion's statement: each motion naming it is written with a table of its own there (:func:`take_calls` moves
+    their runs' texts to it), the declaration and the assignment as written. Else (a text in an earlier statement that
+    the motion does not name: URScript's ``q = get_inverse_kin(...)`` then ``movej(q)``) record nothing and return
+    the first motion whose text an earlier pass needed otherwise."""
     differing: dict[tuple[int, int], tuple[MotionRun, int]] = {}  # each such text: the run and point first differing
     for key, where in calls._differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
                                        for i, (key, value) in enumerate(run.targets())):
         differing.setdefault(key, where)
-    if not all(np.array_equal(run.text[i], run.argument[i]) and _in_statement(run, np.array([i]))[0]
-               for run, i in differing.values()):
-        return calls._motion_of_point(*next(iter(differing.values())))
-    for key in differing:
+    tabled: dict[tuple[int, int], None] = {}  # the texts to table: those at their motion, the arguments of others
+    for run in steps if differing else ():
+        if isinstance(run, MotionRun):
+            keys = run.text_keys()
+            mine = [key in differing for key in keys]
+            away = np.array(mine) & np.any(run.text != run.argument, axis=1)
+            moved = run.with_text_at_argument(away)
+            inside = _in_statement(moved, np.arange(len(keys)))
+            for i in np.flatnonzero(mine).tolist():
+                if not inside[i]:  # (a text or an argument before the motion: its counter would advance after it)
+                    return calls._motion_of_point(run, i)
+                tabled[moved.text_keys()[i]] = None
+    for key in tabled:
         per_pass.setdefault(key, loop)
     return None
 
@@ -66,15 +79,15 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> 
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
     for k, step in enumerate(steps if tabled else ()):
-        if isinstance(step, MotionRun) and id(step) not in moved and id(step) in in_call:
+        if isinstance(step, MotionRun) and id(step) not in moved:
             at = (step.file[step.row_of_points()] << 40)[:, None] + step.argument[:, :2]
             hit = np.array([key in tabled for key in map(tuple, at.tolist())], dtype=bool)
             moved[id(step)] = new = step.with_text_at_argument(hit & np.any(step.text != step.argument, axis=1))
-            if new is not step:  # (the old step goes: its id may be another's later)
+            if new is not step and id(step) in in_call:  # (the old step goes: its id may be another's later)
                 in_call[id(new)] = in_call.pop(id(step))
-                if id(step) in beside:
-                    beside.discard(id(step))
-                    beside.add(id(new))
+            if new is not step and id(step) in beside:
+                beside.discard(id(step))
+                beside.add(id(new))
         steps[k] = moved.get(id(step), step)
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter

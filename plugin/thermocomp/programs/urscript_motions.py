@@ -304,10 +304,8 @@ class Motions:
     def move_matches(self, token: Token) -> Statements:
         """The :class:`Statements` of a ``MOVES`` token, split once: at the first asked, every run of the file together
         (:meth:`RunStatements.runs`)."""
-        if ("statements", token.start_pos) not in self._summaries:
-            tokens = [token, *(() if self._split else (node.children[0] for node in self.tree.find_data("moves")
-                                                       if node.children[0].start_pos != token.start_pos))]
-            self._split = True
+        if ("statements", token.start_pos) not in self._summaries:  # (every run is the tree's)
+            tokens = [node.children[0] for node in self.tree.find_data("moves")]
             self._summaries.update((("statements", t.start_pos), st)
                                    for t, st in zip(tokens, Statements.runs(tokens, self.lines)))
         return self._summaries[("statements", token.start_pos)]

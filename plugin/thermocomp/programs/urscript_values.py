@@ -324,7 +324,6 @@ class Values:
         target, expr, word = assignment(st)
         if root_name(target) in self.unread:  # (what nothing reads: not evaluated, Flow.unread)
             return
-        stood = self._stood
         if target.data == "index":
             try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
                 self._assign_element(target, expr, word == "GLOBAL", local)
@@ -334,17 +333,24 @@ class Values:
         name = str(target.children[0])
         if expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
             self.start_thread(expr)
-        try:
-            value, why = self.evaluate(expr, local), ""
-        except Unsupported as exc:
-            value, why = None, f" (line {line_col(st)[0]} gives it {_origin(exc)})"
-        solved = self.inverse_kin(expr, local) if value is None and expr.data == "call" else None
-        binding = Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
-                          self._stood[1] if self._stood != stood else 0, solved)
+        binding = self._bound(expr, local, name, f" (line {line_col(st)[0]} gives it {{}})")
         if word == "LOCAL":
             local[name] = binding
         else:
             self.bind(name, binding, word == "GLOBAL", local)
+
+    def _bound(self, expr, local: dict, name: str, unknown: str) -> Binding:
+        """``name`` bound to the value of ``expr``, with its pose or list literal and the line of the pose the robot
+        stands at it was computed from (:meth:`stood`); a value known only while running is bound saying why
+        (``unknown``, ``{}`` its origin), with the joint position ``get_inverse_kin`` gives of a known pose."""
+        stood = self._stood
+        try:
+            value, why = self.evaluate(expr, local), ""
+        except Unsupported as exc:
+            value, why = None, unknown.format(_origin(exc))
+        solved = self.inverse_kin(expr, local) if value is None and expr.data == "call" else None
+        return Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
+                       self._stood[1] if self._stood != stood else 0, solved)
 
     def _assign_element(self, target: Tree, expr, is_global: bool, local: dict) -> None:
         """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's value with that element
@@ -592,19 +598,14 @@ class Values:
                 return Binding(None, None, param, f" (the argument at line {line_col(node)[0]}: {exc.message})")
             self._passed[node.children[0].start_pos] = (span_of(function), param)
             return binding
-        stood = self._stood
-        try:
-            value = self.evaluate(node, local)
-        except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
-            solved = self.inverse_kin(node, local) if node.data == "call" else None  # (as an assignment's: assign)
-            return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})",
-                           solved=solved)
-        if self._stood != stood:  # (computed from the pose the robot stands at: Values.condition)
-            return Binding(value, None, param, stood=self._stood[1])
-        if node.data in ("pose", "list"):  # a target written at the call site: written there when the function reads
+        bound = self._bound(node, local, param, f" (the argument at line {line_col(node)[0]} is {{}})")
+        if bound.value is None:  # known only while running (an input, a register): an error where it is read
+            return replace(bound, literal=None, stood=0)
+        if bound.stood:  # (computed from the pose the robot stands at: Values.condition)
+            return replace(bound, literal=None)
+        if bound.literal is not None:  # a target written at the call site: written there when the function reads
             self._passed[node.meta.start_pos] = (span_of(function), param)  # it only as motions' points (.calls)
-            return Binding(value, node, param)
-        return Binding(value, None, param)
+        return bound
 
 
 #: The rules of expressions (urscript.lark) -> what evaluates them (:meth:`Values.evaluate`): a method
