@@ -79,6 +79,7 @@ _GATHERINGS = [
     ("held-out-20", 18, 12, ("urscript", 8), None, ()),
     ("held-out-21", 23, 16, ("rapid", 18), None, ()),
     ("held-out-22", 24, 12, ("rapid", 17), None, ()),
+    ("held-out-23", 21, 10, ("rapid", 21), None, ()),
     ("held-out-24", 26, 14, ("urscript", 26), None, ()),
 ]
 

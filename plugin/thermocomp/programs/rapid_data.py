@@ -251,6 +251,9 @@ class _Mark:
     zero_left: Tree | None = None
     #: ``(value, statement)``: its value after the followed assignments of a cycle, the first one's statement.
     followed: tuple[object, Tree] | None = None
+    #: The construct not resolved from whose start only the array's elements given since are known: the others are
+    #: what an earlier pass or cycle through it may have left (held without a value, :meth:`_Declarations._element`).
+    left: Tree | None = None
 
 
 _NO_MARK = _Mark()
@@ -553,6 +556,10 @@ class _Declarations:
 
     def _name(self, node: Tree, local) -> tuple[object, str]:
         data = self.lookup(node.children[0], local)
+        left = self.marks.get(str(node.children[0]).lower(), _NO_MARK).left
+        if left is not None and not _known(data.value):  # (an array read whole: some elements what a pass may leave)
+            raise _Unknown(f"{node.children[0]} is changed at run time ({self.written_at(left)}); its value at this "
+                           "motion is not known", node.children[0])
         return data.value, data.type
 
     def _numbers(self, node: Tree, local) -> tuple[object, None]:
@@ -603,6 +610,10 @@ class _Declarations:
         element = data.value
         for i in path:
             element = element[i]  # type: ignore[index]
+        left = self.marks.get(str(node.children[0].children[0]).lower(), _NO_MARK).left
+        if element is None and left is not None:
+            raise _Unknown(f"{node.children[0].children[0]} is changed at run time ({self.written_at(left)}); its "
+                           "value at this motion is not known", node.children[0].children[0])
         if element is None:
             raise _Unsupported(f"{data.name}{{{', '.join(str(i + 1) for i in path)}}} has no value known before "
                                f"the program runs (declared without a value at line {data.declared.line})", node)
@@ -793,14 +804,16 @@ class _Declarations:
         key = None if root is None else str(root).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         data = None if scope is None else scope[key]  # type: ignore[index]
+        left = self.left_by(key, data, steps)
         if data is None or key in self._by_reference.get(id(local), ()) or (
-                (self.changed_at(key) is not None or data.value is None) if steps
+                (self.changed_at(key) is not None and left is None or data.value is None) if steps
                 else self.fields_of(data.type) is None and data.type not in _ATOMIC and not (
                     data.type.endswith("}") and isinstance(data.value, list))):  # (a whole array: its sizes known)
             self.record_change(statement, local)
             return
         try:  # (a part is given into a copy: not a read the next cycle depends on, the part is overwritten)
-            box = [_copy(data.value) if steps else None]
+            box = [None if not steps else _copy(data.value) if left is None else _without_values(  # (the others: what
+                data.value, data.type.count(",") + 1)]  # an earlier pass may have left them)
             holder, at, dtype = box, 0, data.type
             for step in steps:
                 holder, at, dtype = self._into(holder[at], dtype, step, local, data.name)
@@ -827,10 +840,20 @@ class _Declarations:
         if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
             followed = (value, (followed or (None, statement))[1])  # the first assignment's line
         self.marks[key] = _Mark(joined=mark.joined, followed=followed, given=(  # (one of the values it may have:
-            statement, self._unresolved[-1]) if self._unresolved else None)  # :meth:`_Flow.check_paths`)
+            statement, self._unresolved[-1]) if self._unresolved else None,  # :meth:`_Flow.check_paths`)
+            left=left or (mark.left if steps else None))  # (a whole value given: every element known)
         reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
         (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
                                  is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
+
+    def left_by(self, key: str | None, data: _Data | None, steps: list[Tree]) -> Tree | None:
+        """The construct not resolved whose start marked the array ``data`` changed (an earlier pass or cycle through
+        it may have left it other values), where ``steps`` give one of its elements a value: that element is known
+        from here on, the others not (:attr:`_Mark.left`). None for anything else."""
+        changed = None if key is None else self.changed_at(key)
+        if data is None or not steps or steps[0].data != "index" or not isinstance(data.value, list):
+            return None
+        return changed if any(changed is construct for construct in self._unresolved) else None
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
         """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
@@ -1091,6 +1114,11 @@ def _sizes(value: list, dtype: str) -> list[int]:
         sizes.append(len(value))
         value = value[0] if value else []
     return sizes
+
+
+def _without_values(value: list, dimensions: int) -> list:
+    """An array of the shape of ``value`` (of ``dimensions`` dimensions) whose elements hold no value (None)."""
+    return [None if dimensions == 1 else _without_values(v, dimensions - 1) for v in value]
 
 
 def _copy(value):
