@@ -37,6 +37,7 @@ from thermocomp.programs.rapid_data import (
     _Unknown,
     _Unsupported,
     compared,
+    span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS
 
@@ -102,6 +103,7 @@ class _Flow(_Calls):
             self._cycle_body = _body(entry[-1])
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
+        self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
         self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
             self.carry_into_cycle({})
@@ -111,7 +113,7 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass, per_call = passes.settle(self, set(self.conditional), _loop_name,  # (the others' refused)
+        per_pass, per_call, heads = passes.settle(self, set(self.conditional), _loop_name,  # (the others' refused)
                                            lambda loop: (*_location(loop), self.loop_files[id(loop)]),
                                            lambda call: self._files[call[2]][1][call[1].start:call[1].end])
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
@@ -128,7 +130,8 @@ class _Flow(_Calls):
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "nowhere": nowhere, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass, "per_call": per_call, "statements_run": self.statements_run, **call_sites},
+                   "per_pass": per_pass, "per_call": per_call, "pass_heads": heads, "statements_run": self.statements_run,
+                   **call_sites},
         )
 
     def as_assignments(self, tree: Tree) -> None:
@@ -511,7 +514,7 @@ class _Flow(_Calls):
         holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
                                *_location(statement), self.file))
-        first_step, limit = len(self.steps), self.task.options.max_motions
+        first_step, first_conditional, limit = len(self.steps), len(self.conditional), self.task.options.max_motions
         while (holds := self._decided_value(statement.children[0], local)) is True:
             if self.run_body(statement.children[-1], local, depth):
                 break
@@ -520,7 +523,7 @@ class _Flow(_Calls):
         if holds is None:
             raise _Unsupported("WHILE: its condition is known only while running after a pass, and its body may run "
                                "again with other values", statement)
-        self.take_passes(first_step, statement, "from pass to pass of the WHILE")
+        self.take_passes(first_step, statement, "from pass to pass of the WHILE", first_conditional)
         return holds is True
 
     def run_tagged(self, run) -> None:
@@ -757,7 +760,7 @@ class _Flow(_Calls):
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
-        first_step, ended = len(self.steps), False
+        first_step, first_conditional, ended = len(self.steps), len(self.conditional), False
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
@@ -767,7 +770,7 @@ class _Flow(_Calls):
         if same:
             self.steps.extend(self.steps[first_step:] * max(total - 1, 0) * (not ended))
         else:
-            self.take_passes(first_step, statement, f"with the FOR counter {counter}")
+            self.take_passes(first_step, statement, f"with the FOR counter {counter}", first_conditional)
         return ended
 
     def run_pass(self, statement: Tree, value: float | None, local: dict[str, _Data], depth: int) -> bool:
@@ -784,15 +787,19 @@ class _Flow(_Calls):
         local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         return ended
 
-    def take_passes(self, first_step: int, loop: Tree, changes: str) -> None:
-        """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
-        a declared target that differs is refused, its motions dropped."""
-        changing = passes.take(self.steps[first_step:], self.per_pass, loop)
+    def take_passes(self, first_step: int, loop: Tree, changes: str, first_conditional: int) -> None:
+        """The motions of a loop's passes (steps from ``first_step``; the lines made conditional within them from
+        ``self.conditional[first_conditional]`` on) whose targets differ: tables (:func:`.passes.take`); a declared
+        target that differs is refused, its motions dropped."""
+        changing = passes.take(self.steps[first_step:], self.per_pass, loop, self.pass_walks,
+                               set(self.conditional[first_conditional:]),
+                               (first_step, self.file_key + span_of(loop).start))
         self.loop_files[id(loop)] = self.file
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
+            self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < first_step]
             raise _Unsupported(f"{changing.instruction}'s target changes {changes}: one written target cannot serve "
                                "every pass", loop)
 
