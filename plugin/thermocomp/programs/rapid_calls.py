@@ -56,6 +56,8 @@ _LOCAL_TWICE = LOCAL_TWICE.format(kind="PROC")
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+#: The dimensions of an array parameter after its name (RAPID kernel, "Parameter declarations": ``{*}``, ``{*,*}``).
+_ARRAY_PARAM = re.compile(r"\s*\{\s*\*(?:\s*,\s*\*)*\s*\}")
 
 def _declared_key(decl: Tree) -> str:
     """The name (lower case) a ``data_decl`` or a ``param`` declares."""
@@ -405,8 +407,11 @@ class _Calls(calls.Texts):
             raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
         given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
+        text = self._files[self.routine_file(routine)][1]
         for key, (type_token, param) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
-            node, dtype = given.get(key), self.base_type(str(type_token).lower())
+            rank = _ARRAY_PARAM.match(text, param.end_pos)  # (``robtarget a{*}``: an array of any size, its rank)
+            node = given.get(key)
+            dtype = self.base_type(str(type_token).lower()) + ("{" + "," * rank.group().count(",") + "}" if rank else "")
             scope[key] = _Data(dtype, None, None, str(param), param) if node is None else self._argument(
                 routine, dtype, param, node, local)
         self._scopes.append(scope)
@@ -440,7 +445,7 @@ class _Calls(calls.Texts):
             data = self.lookup(node.children[0], local, unset=True, passed_as=dtype)  # (a VAR without a value:
             # read where used; a signal, a unit or a camera no module declares: the system parameters')
             self._passed[self.file_key + node.children[0].start_pos] = passed
-            if data.type != dtype and self.fields_of(dtype) is not None:
+            if data.type != dtype and (self.fields_of(dtype) is not None or "{" in dtype + data.type):
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
