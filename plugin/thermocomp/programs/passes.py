@@ -30,7 +30,8 @@ from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram
 MAX_PASSES = 10_000
 
 
-def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
+def take(steps: list, per_pass: dict, loop: object, walks: list[tuple], inner: Collection[int],
+         place: tuple[int, int]) -> Motion | None:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
     that differ from pass to pass, each an inline target or an expression in its motion's statement. A variable
     (declared, or assigned in the pass: URScript ``pose_pre = p[0.5 + x, ...]`` then ``movej(pose_pre)``, RAPID
@@ -38,7 +39,13 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
     motion's statement: each motion naming it is written with a table of its own there (:func:`take_calls` moves
     their runs' texts to it), the declaration and the assignment as written. Else (a text in an earlier statement that
     the motion does not name: URScript's ``q = get_inverse_kin(...)`` then ``movej(q)``) record nothing and return
-    the first motion whose text an earlier pass needed otherwise."""
+    the first motion whose text an earlier pass needed otherwise.
+
+    ``walks`` gets ``(first, text, runs, whole, head)`` for each text tabled (``place``: ``(first, head)``):
+    ``first`` the walker's step where ``steps`` begin, the text's runs in ``steps``, whether none stands at a line of
+    ``inner`` (the motions made conditional by a construct decided while running inside the loop's passes), and
+    ``head`` where the loop's statement starts (task-wide, ``file << 40`` added): :func:`settle` lets a condition
+    around the whole loop be (a walker taking back its steps from ``first`` on drops those entries)."""
     differing: dict[tuple[int, int], tuple[MotionRun, int]] = {}  # each such text: the run and point first differing
     for key, where in calls._differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
                                        for i, (key, value) in enumerate(run.targets())):
@@ -57,7 +64,17 @@ def take(steps: list, per_pass: dict, loop: object) -> Motion | None:
                 tabled[moved.text_keys()[i]] = None
     for key in tabled:
         per_pass.setdefault(key, loop)
+        lines = [line for run in steps if isinstance(run, MotionRun)  # (each run's line: its text or argument the key)
+                 for at, arg, line in zip(run.text_keys(), _argument_keys(run),
+                                          run.statement[run.row_of_points(), 2].tolist()) if key in (at, arg)]
+        walks.append((place[0], key, len(lines), not any(line in inner for line in lines), place[1]))
     return None
+
+
+def _argument_keys(run: MotionRun) -> list[tuple[int, int]]:
+    """Each point's argument ``(start, end)`` across the task's files, as :meth:`.model.MotionRun.text_keys`."""
+    at = (run.file[run.row_of_points()] << 40)[:, None] + run.argument[:, :2]
+    return list(map(tuple, at.tolist()))
 
 
 def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
@@ -80,8 +97,7 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> 
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
     for k, step in enumerate(steps if tabled else ()):
         if isinstance(step, MotionRun) and id(step) not in moved:
-            at = (step.file[step.row_of_points()] << 40)[:, None] + step.argument[:, :2]
-            hit = np.array([key in tabled for key in map(tuple, at.tolist())], dtype=bool)
+            hit = np.array([key in tabled for key in _argument_keys(step)], dtype=bool)
             moved[id(step)] = new = step.with_text_at_argument(hit & np.any(step.text != step.argument, axis=1))
             if new is not step and id(step) in in_call:  # (the old step goes: its id may be another's later)
                 in_call[id(new)] = in_call.pop(id(step))
@@ -146,17 +162,19 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
 
 
 def settle(walker: calls.Texts, conditional: set[int], construct, location, written: Callable[[calls.Call], str]
-           ) -> tuple[frozenset[tuple[int, int]], dict[tuple[int, int], tuple[int, ...]]]:
+           ) -> tuple[frozenset[tuple[int, int]], dict[tuple[int, int], tuple[int, ...]], dict[tuple[int, int], int]]:
     """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
     of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
-    runs in the cycle's fixed order (at no line of ``conditional``), not both before the production loop (step
+    runs in the cycle's fixed order (at no line of ``conditional``, or all its runs in one walk of a loop run
+    whole under such a condition: its counter set at the loop's head), not both before the production loop (step
     ``walker.cycle_start``, where there is one) and in it, at most :data:`MAX_PASSES` times (a table is written in
     its motion's module). A text whose runs are known only while running, or both before that loop and in it, is
     taken still where each run stands in a call whose every run needs it with one target and tool: a table of one
     entry a call, its index set before each call (:func:`_by_call`; ``written(call)``: the call's text as written).
 
-    Returns the texts taken, and of those indexed by their calls each run's call (``(file << 40) + start`` of its
-    statement, in the order the runs go). The motions of the others are dropped from ``walker.steps`` (left as
+    Returns the texts taken, of those indexed by their calls each run's call (``(file << 40) + start`` of its
+    statement, in the order the runs go), and of those run whole under a condition where their loop's statement
+    starts (``(file << 40) + start``). The motions of the others are dropped from ``walker.steps`` (left as
     written), a finding for each text refused (at its first motion) added to ``walker.unsupported``, and a note at
     each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
     group of calls to ``walker.notes``.
@@ -164,10 +182,14 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     beside = getattr(walker, "beside", set())  # (a thread's steps: its calls may set an index as the program's do)
     take_calls(walker.steps, walker._in_call, walker.per_pass, beside)
     if not walker.per_pass:
-        return frozenset(), {}
+        return frozenset(), {}, {}
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
     compact = getattr(walker, "compact_ifs", {})  # (RAPID: by (file, start) of the statement each holds)
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
+    whole = {(key, runs): head for _, key, runs, clean, head in walker.pass_walks if clean}  # (:func:`take`: a text
+    # all of whose runs one walk of a loop holds, none made conditional inside that loop, runs every pass whenever the
+    # loop runs: a condition around the loop skips or repeats whole walks, its counter set at the loop's head)
+    heads: dict[tuple[int, int], int] = {}  # the texts run under such conditions: where their loop starts
     runs: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # each run of the text: (step, motion row, point)
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
@@ -189,7 +211,10 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
         instruction, line, column = at(*motions[0])
         unit = "call to call" if isinstance(per_pass[key], tuple) else "pass to pass"
         differs = f"{instruction}'s target differs from {unit}"
-        if any(at(*mo)[1] in conditional for mo in motions):
+        under = any(at(*mo)[1] in conditional for mo in motions)
+        if under and (key, len(motions)) in whole:
+            heads[key] = whole[key, len(motions)]
+        if under and key not in heads:
             message = (f"{differs} and it runs under a condition or loop known only while running: its passes are "
                        "not known before running")
             why[key] = "they run under conditions known only while running"
@@ -254,7 +279,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     walker.steps[:] = calls.without(steps, left)
     walker.unsupported.extend(refused)
     walker.notes.extend(notes)
-    return taken, slots
+    return taken, slots, {key: head for key, head in heads.items() if key in taken}
 
 
 def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[int, int, int]],
@@ -352,6 +377,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                          "its table is not written, every pass is left as written")
     reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
     by_call = prog.extra.get("per_call") or {}  # (the tables indexed by their calls: each run's call, :func:`settle`)
+    heads = prog.extra.get("pass_heads") or {}  # (the tables run whole under a condition: where their loop starts)
     for key in unwritten:
         line = int(run.text[found[key][0], 2])
         for j in reads.get(key, ()):
@@ -369,6 +395,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     motions: dict[int, set[tuple[int, int]]] = defaultdict(set)  # the motions (statements) of each file's tables
     indexed: set[int] = set()  # the files holding tables indexed by their calls
     at_calls: dict[int, list[str]] = defaultdict(list)  # each call indexing tables: the statements setting them
+    at_heads: dict[int, dict[str, None]] = defaultdict(dict)  # each such loop: the statements setting counters
     for number, key in enumerate(sorted(found), start=1):
         idx = found[key]
         lookup = None
@@ -397,6 +424,8 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                     index = _index_text(base, terms, rapid)
                     at_calls[at].append(f"{counter} := {index};" if rapid else f"{counter} = {index}")
                     base += count
+            if key in heads:  # (a condition around the loop may skip it or run it again: each run starts afresh)
+                at_heads[heads[key]][f"{counters[s_key]} := 0;" if rapid else f"{counters[s_key]} = -1"] = None
             name = _free_name(text, f"{table_name}{number}", rapid)
             declarations[start].append(w.table_declaration(prog, name, bool(is_joint[idx[0]]), entries, ", "))
             lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
@@ -404,6 +433,8 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             values[i] = lookup
     for at, statements in at_calls.items():
         edits.append(_before(prog, at, statements, call=True))
+    for at, statements in at_heads.items():
+        edits.append(_before(prog, at, list(statements)))
     notes = list(dict.fromkeys(notes))
     for start, lines in declarations.items():
         note = (f"thermocomp: {len(motions[start])} motion(s) whose target differs from pass to pass, each a table of "
@@ -505,10 +536,10 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
 
 def _before(prog: RobotProgram, start: int, statements: list[str], *, call: bool = False) -> w.Edit:
     """The ``statements`` written before the statement at ``start`` (a motion advancing its table's counter; a
-    ``call`` setting its tables' indices): each on a line of its own with that statement's indentation, or before it
-    on its line; refused before a URScript call that does not start its line (it may be part of an expression). (A
-    RAPID compact ``IF``'s statement: a motion there is refused by the reader, :func:`settle`; a call's index is set
-    before the ``IF``.)"""
+    ``call`` setting its tables' indices; a loop setting its tables' counters): each on a line of its own with that
+    statement's indentation, or before it on its line; refused before a URScript call that does not start its line
+    (it may be part of an expression). (A RAPID compact ``IF``'s statement: a motion there is refused by the reader,
+    :func:`settle`; a call's index is set before the ``IF``.)"""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]

@@ -37,6 +37,7 @@ from thermocomp.programs.rapid_data import (
     _Unknown,
     _Unsupported,
     compared,
+    span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS
 
@@ -102,6 +103,7 @@ class _Flow(_Calls):
             self._cycle_body = _body(entry[-1])
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
+        self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
         self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
             self.carry_into_cycle({})
@@ -111,7 +113,7 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass, per_call = passes.settle(self, set(self.conditional), _loop_name,  # (the others' refused)
+        per_pass, per_call, heads = passes.settle(self, set(self.conditional), _loop_name,  # (the others' refused)
                                            lambda loop: (*_location(loop), self.loop_files[id(loop)]),
                                            lambda call: self._files[call[2]][1][call[1].start:call[1].end])
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
@@ -128,7 +130,8 @@ class _Flow(_Calls):
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "nowhere": nowhere, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass, "per_call": per_call, "statements_run": self.statements_run, **call_sites},
+                   "per_pass": per_pass, "per_call": per_call, "pass_heads": heads, "statements_run": self.statements_run,
+                   **call_sites},
         )
 
     def as_assignments(self, tree: Tree) -> None:
@@ -348,7 +351,8 @@ class _Flow(_Calls):
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> bool:
         """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a
         construct the file decides (``IF n = 0 RETURN;``): the rest of the routine does not run either."""
-        loops: dict[str, tuple[int, int]] = {}  # a counted GOTO loop's label: where its passes start, its first step
+        loops: dict[str, tuple[int, tuple[int, int], Tree]] = {}  # a counted GOTO loop's label: where its passes
+        # start, its first step and first conditional line (:meth:`take_passes`), the label
         k = 0
         while k < len(body.children):
             statement, k = body.children[k], k + 1
@@ -362,7 +366,7 @@ class _Flow(_Calls):
             try:
                 label = _goto_label(statement)
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
-                    loops[str(statement.children[0]).lower()] = (k, len(self.steps))
+                    loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement)
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
                     branch = self.decided_branch(statement, local)
                     if branch is None:
@@ -371,7 +375,8 @@ class _Flow(_Calls):
                     if branch.children:
                         k = loops[label][0]
                     else:  # (the passes' motions taken, as a FOR's)
-                        self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}")
+                        self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}",
+                                         head=loops[label][2])
                 elif self.run_statement(statement, local, depth):
                     return True
             except _Unsupported as exc:
@@ -511,16 +516,16 @@ class _Flow(_Calls):
         holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
                                *_location(statement), self.file))
-        first_step, limit = len(self.steps), self.task.options.max_motions
+        first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
         while (holds := self._decided_value(statement.children[0], local)) is True:
             if self.run_body(statement.children[-1], local, depth):
                 break
-            if len(self.steps) - first_step > limit:
+            if len(self.steps) - first[0] > limit:
                 raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
         if holds is None:
             raise _Unsupported("WHILE: its condition is known only while running after a pass, and its body may run "
                                "again with other values", statement)
-        self.take_passes(first_step, statement, "from pass to pass of the WHILE")
+        self.take_passes(first, statement, "from pass to pass of the WHILE")
         return holds is True
 
     def run_tagged(self, run) -> None:
@@ -757,7 +762,7 @@ class _Flow(_Calls):
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
-        first_step, ended = len(self.steps), False
+        first_step, first_conditional, ended = len(self.steps), len(self.conditional), False
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
@@ -767,7 +772,7 @@ class _Flow(_Calls):
         if same:
             self.steps.extend(self.steps[first_step:] * max(total - 1, 0) * (not ended))
         else:
-            self.take_passes(first_step, statement, f"with the FOR counter {counter}")
+            self.take_passes((first_step, first_conditional), statement, f"with the FOR counter {counter}")
         return ended
 
     def run_pass(self, statement: Tree, value: float | None, local: dict[str, _Data], depth: int) -> bool:
@@ -784,15 +789,21 @@ class _Flow(_Calls):
         local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         return ended
 
-    def take_passes(self, first_step: int, loop: Tree, changes: str) -> None:
-        """The motions of a loop's passes (steps from ``first_step``) whose targets differ: tables (:func:`.passes.take`);
-        a declared target that differs is refused, its motions dropped."""
-        changing = passes.take(self.steps[first_step:], self.per_pass, loop)
+    def take_passes(self, first: tuple[int, int], loop: Tree, changes: str, head: Tree | None = None) -> None:
+        """The motions of a loop's passes (steps from ``first[0]``; the lines made conditional within them from
+        ``self.conditional[first[1]]`` on) whose targets differ: tables (:func:`.passes.take`; ``head``: the statement
+        where the loop starts, its label for a GOTO loop, else ``loop``); a declared target that differs is refused,
+        its motions dropped."""
+        first_step = first[0]
+        changing = passes.take(self.steps[first_step:], self.per_pass, loop, self.pass_walks,
+                               set(self.conditional[first[1]:]),
+                               (first_step, self.file_key + span_of(loop if head is None else head).start))
         self.loop_files[id(loop)] = self.file
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
+            self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < first_step]
             raise _Unsupported(f"{changing.instruction}'s target changes {changes}: one written target cannot serve "
                                "every pass", loop)
 

@@ -598,12 +598,14 @@ class Flow(calls.Texts):
         self._moved.clear()  # (a call remembered may have added what is taken back: run again)
         self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
+        self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < steps]
 
     def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"). A motion whose
         target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`; a
         count known only while running after all: :data:`_UNCOUNTED`."""
         condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
+        first_conditional = len(self.conditional_lines)
         quiet = self.facts(st, body).holds is None
         try:
             with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True)):
@@ -627,7 +629,8 @@ class Flow(calls.Texts):
                         return left
                     if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it
                         return _UNCOUNTED                         # never ends; followed as a loop of unknown count)
-            changing = pass_tables.take(self.steps[first:], self.per_pass, st)
+            changing = pass_tables.take(self.steps[first:], self.per_pass, st, self.pass_walks,
+                                        set(self.conditional_lines[first_conditional:]), (first, span_of(st).start))
             if changing is not None:
                 raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes "
                                   f"from pass to pass of this while{self.changed_by(st, changing)}: one written target "
@@ -635,6 +638,7 @@ class Flow(calls.Texts):
         except Unsupported:
             self._discarded.extend(self.steps[first:])  # (alive, as in _rollback: their ids key _in_call)
             del self.steps[first:]
+            self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < first]
             raise
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
                                                 "known false before the first pass)")):

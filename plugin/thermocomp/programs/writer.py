@@ -221,11 +221,12 @@ SEPARATOR = "\x00thermocomp: next file of the task\x00"
 
 
 def spans_other_files(prog: RobotProgram) -> bool:
-    """Whether a motion, a target or a call indexing a table (:func:`.passes.settle`) of ``prog`` lies in a file
-    other than the program's own."""
+    """Whether a motion, a target, a call indexing a table or a loop whose counter is set at its head
+    (:func:`.passes.settle`) of ``prog`` lies in a file other than the program's own."""
     run = prog.run
     return bool(prog.modules) and bool(run.file.any() or run.text_file.any() or any(
-        at >> 40 for called in (prog.extra.get("per_call") or {}).values() for at, _, _ in called))
+        at >> 40 for called in (prog.extra.get("per_call") or {}).values() for at, _, _ in called) or any(
+        at >> 40 for at in (prog.extra.get("pass_heads") or {}).values()))
 
 
 def task_view(prog: RobotProgram) -> RobotProgram:
@@ -267,7 +268,8 @@ def task_view(prog: RobotProgram) -> RobotProgram:
     extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
              "per_call": {moved_key(key): tuple((moved(at), *slot) for at, *slot in called)
                           for key, called in (prog.extra.get("per_call") or {}).items()},
-             "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()}}
+             "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()},
+             "pass_heads": {moved_key(key): moved(at) for key, at in (prog.extra.get("pass_heads") or {}).items()}}
     return RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(text for _, text in prog.files),
                         steps=(view_run,), unsupported=prog.unsupported, notes=prog.notes, entry=prog.entry,
                         newline=prog.newline, extra=extra)
