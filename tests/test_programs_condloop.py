@@ -53,7 +53,8 @@ def _nested(T):
 
 #: main bodies around (or holding) a FOR whose passes differ, the poses one walk of the written program reaches (each
 #: body of a construct decided while running followed once, in order), the tables' sizes, and how many counters are
-#: set where the loop starts (none where no condition stands around the loop: as before)
+#: set where the loop starts (one for every loop one walk of which holds all its table's runs, a condition around it
+#: or not: a RETURN or an EXIT out of a pass leaves the next walk to start afresh too)
 AROUND = {
     "if on an input": ("    IF DInput(di1) = 1 THEN\n" + FOR + "    ENDIF\n", _for, [4], 1),
     "while waiting for a button": ("    WHILE DInput(diButton) = 1 DO\n" + FOR + "    ENDWHILE\n", _for, [4], 1),
@@ -62,7 +63,10 @@ AROUND = {
     "if inside the body, not around the motion": (
         "    FOR i FROM 1 TO 4 DO\n      IF DInput(di1) = 1 THEN\n        MoveL a, v100, fine, tGrip;\n"
         "      ENDIF\n      " + MOTION + "\n    ENDFOR\n",
-        lambda T: [pose for i in range(1, 5) for pose in (T["a"], _offs(T["b"], 0, 0, 5 * i))], [4], 0),
+        lambda T: [pose for i in range(1, 5) for pose in (T["a"], _offs(T["b"], 0, 0, 5 * i))], [4], 1),
+    "a RETURN out of a pass under an input": (
+        "    FOR i FROM 1 TO 4 DO\n      " + MOTION + "\n      IF DInput(di1) = 1 THEN\n        RETURN;\n      ENDIF\n"
+        "    ENDFOR\n", _for, [4], 1),
     "nested FOR with a STEP under an IF": ("    IF DInput(di1) = 1 THEN\n" + NESTED + "    ENDIF\n", _nested, [9], 1),
     "a routine holding the FOR, called in a WHILE": ("    WHILE DInput(diButton) = 1 DO\n      go;\n    ENDWHILE\n",
                                                      _for, [4], 1),

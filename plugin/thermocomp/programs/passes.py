@@ -212,8 +212,8 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
         unit = "call to call" if isinstance(per_pass[key], tuple) else "pass to pass"
         differs = f"{instruction}'s target differs from {unit}"
         under = any(at(*mo)[1] in conditional for mo in motions)
-        if under and (key, len(motions)) in whole:
-            heads[key] = whole[key, len(motions)]
+        if (key, len(motions)) in whole:  # (reset at the loop's head always: a RETURN or EXIT out of a pass, or a
+            heads[key] = whole[key, len(motions)]  # condition around the loop, leaves the next walk to start afresh)
         if under and key not in heads:
             message = (f"{differs} and it runs under a condition or loop known only while running: its passes are "
                        "not known before running")
