@@ -133,7 +133,13 @@ BUILTINS = {
     "tan": ("n", np.tan), "asin": ("n", np.arcsin), "acos": ("n", np.arccos), "atan": ("n", np.arctan),
     "atan2": ("nn", np.arctan2), "sqrt": ("n", np.sqrt), "pow": ("nn", np.power), "floor": ("n", np.floor),
     "ceil": ("n", np.ceil), "log": ("nn", lambda b, x: np.log(x) / np.log(b)),
+    "length": ("l", lambda v: float(len(v))),  # (urmath: "the length of a list variable")
 }
+BUILTINS["get_list_length"] = BUILTINS["length"]  # (urmath, SW 5.10's name for the same)
+
+#: The methods of a list evaluated on a list known before running (``q.length()``, as UR's own external_control
+#: script writes it): the function of the list's values, as :data:`BUILTINS`.
+LIST_METHODS = {"length": BUILTINS["length"][1]}
 
 
 def _numbers(value) -> bool:
@@ -507,7 +513,18 @@ class Values:
             return base.values[member]
         raise Unsupported(f"no member {member} known here", node)
 
-    def _value_method(self, node: Tree, local: dict):  # (an object outside the robot: an RPC server, a socket)
+    def _value_method(self, node: Tree, local: dict):
+        """A method's value: a known list's :data:`LIST_METHODS`; else an object's outside the robot (an RPC server,
+        a socket), known only while running."""
+        base_node, *rest = node.children  # (base, name, arguments)
+        if rest and str(rest[0]) in LIST_METHODS and not any(a is not None for a in rest[1:]) and isinstance(
+                base_node, Tree):
+            try:
+                base = self.evaluate(base_node, local)
+            except Unsupported:
+                base = None
+            if _numbers(base):
+                return LIST_METHODS[str(rest[0])](base)
         s = span_of(node)
         text = " ".join(self.text[s.start:s.end].split())
         raise Unsupported(f"{text} is a value known only while running", node, f"the value of {text}")
