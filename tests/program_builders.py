@@ -405,3 +405,17 @@ def read_module(tmp_path, head: str, body: str):
     path = tmp_path / "cell.mod"
     path.write_text(head + body + "ENDMODULE\n")
     return read_program(path)
+
+
+def read_main_module(tmp_path, text: str):
+    """``text`` written as MainModule.mod in ``tmp_path``, read."""
+    from thermocomp.programs import read_program
+
+    path = tmp_path / "MainModule.mod"
+    path.write_text(text)
+    return read_program(path)
+
+
+def xyz_mm(prog) -> list[list[float]]:
+    """Each point's TCP position in the world [mm], rounded to 1 nm."""
+    return [[round(v * 1000.0, 6) for v in p.T_world_tcp[:3, 3]] for p in prog.points]

@@ -6,22 +6,16 @@ the parameter's type taken without its dimensions."""
 from __future__ import annotations
 
 import pytest
+from program_builders import read_main_module, xyz_mm
 
 from thermocomp.errors import InputError
-from thermocomp.programs import read_program
 
 _P0 = "[[500,0,400],[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
 
 
 def _read(tmp_path, routines: str, main: str, data: str = ""):
-    path = tmp_path / "MainModule.mod"
-    path.write_text(f"MODULE MainModule\n  CONST robtarget p0:={_P0};\n{data}{routines}"
-                    f"  PROC main()\n{main}  ENDPROC\nENDMODULE\n")
-    return read_program(path)
-
-
-def _xyz_mm(prog) -> list[list[float]]:
-    return [[round(v * 1000.0, 6) for v in p.T_world_tcp[:3, 3]] for p in prog.points]
+    return read_main_module(tmp_path, f"MODULE MainModule\n  CONST robtarget p0:={_P0};\n{data}{routines}"
+                                      f"  PROC main()\n{main}  ENDPROC\nENDMODULE\n")
 
 
 _FILLED = ("    pOff{1} := Offs(p0, 0, 0, 10);\n    pOff{2} := Offs(p0, 0, 10, 10);\n"
@@ -35,7 +29,7 @@ def test_an_array_parameter_of_any_mode_reads_the_callers_array(tmp_path, mode):
                 "      MoveL a{i}, v100, fine, tool0;\n    ENDFOR\n  ENDPROC\n")
     prog = _read(tmp_path, routines, _FILLED + "    Go pOff;\n", "  VAR robtarget pOff{3};\n")
     assert prog.unsupported == ()
-    assert _xyz_mm(prog) == _EXPECTED
+    assert xyz_mm(prog) == _EXPECTED
 
 
 def test_a_two_dimensional_array_parameter_reads_its_elements_and_both_sizes(tmp_path):
@@ -43,7 +37,7 @@ def test_a_two_dimensional_array_parameter_reads_its_elements_and_both_sizes(tmp
                 "        MoveL Offs(p0, d{i,j}, 10 * i, 0), v100, fine, tool0;\n      ENDFOR\n    ENDFOR\n  ENDPROC\n")
     prog = _read(tmp_path, routines, "    Grid steps;\n", "  CONST num steps{2,3}:=[[1,2,3],[4,5,6]];\n")
     assert prog.unsupported == ()
-    assert _xyz_mm(prog) == [[500 + d, 10 * i, 400] for i, row in ((1, (1, 2, 3)), (2, (4, 5, 6))) for d in row]
+    assert xyz_mm(prog) == [[500 + d, 10 * i, 400] for i, row in ((1, (1, 2, 3)), (2, (4, 5, 6))) for d in row]
 
 
 def test_a_num_array_parameter_gives_offsets(tmp_path):
@@ -51,7 +45,7 @@ def test_a_num_array_parameter_gives_offsets(tmp_path):
                 "      MoveL Offs(p0, dx{i}, 0, 0), v100, fine, tool0;\n    ENDFOR\n  ENDPROC\n")
     prog = _read(tmp_path, routines, "    Row xs;\n", "  CONST num xs{4}:=[0,25,50,75];\n")
     assert prog.unsupported == ()
-    assert _xyz_mm(prog) == [[500 + x, 0, 400] for x in (0, 25, 50, 75)]
+    assert xyz_mm(prog) == [[500 + x, 0, 400] for x in (0, 25, 50, 75)]
 
 
 @pytest.mark.parametrize(("param", "argument", "words"), [

@@ -24,15 +24,13 @@ from test_programs_loops import (
     UR_TCP,
     _offs,
     _zero_then_warm,
+    assert_ur_reached,
 )
 from test_programs_rapid_cell import _module, _reached
 
-from thermocomp import deformed_model, fk, load_robot, nominal_model
-from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp import fk, load_robot, nominal_model
 from thermocomp.geometry.rotations import transform
-from thermocomp.kinematics.ik import solve_ik
 from thermocomp.programs import read_program
-from thermocomp.programs.compensate import nominal_configurations, point_poses
 from thermocomp.tolerances import IK_POSITION_TOL
 
 REFUSED = ("MoveL's target differs from pass to pass and it runs under a condition or loop known only while running: "
@@ -170,14 +168,7 @@ def test_a_counted_urscript_while_under_a_condition_around_it_is_compensated_pas
     assert re.sub(r"tc_pass_t\d+\[tc_pass_n\d+\]", "<T>", kept) == marked  # (only the target and the table)
     reread = read_program(out)
     assert not reread.unsupported and len(reread.points) == size
-    T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
-    q_near = nominal_configurations(chain, read_program(path), point_poses(chain, read_program(path)),
-                                    CompensationOptions())[0]
-    result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
-    R, p = fk(deformed_model(chain, table, 1.0), result.q)
-    reached = transform(R, p) @ UR_TCP
-    want = np.stack([T0 @ transform(np.eye(3), list(shift)) for shift in shifts])
-    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+    assert_ur_reached(chain, table, path, reread, [T0 @ transform(np.eye(3), list(shift)) for shift in shifts])
 
 
 def test_a_counted_urscript_while_with_an_if_around_its_motion_stays_refused(tmp_path, rng):

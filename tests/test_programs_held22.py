@@ -4,20 +4,9 @@ tested as a class from the RAPID manual's syntax: a routine's IN parameters are 
 from __future__ import annotations
 
 import pytest
-
-from thermocomp.programs import read_program
+from program_builders import read_main_module, xyz_mm
 
 _TARGET = "[[400,0,400],[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
-
-
-def _read(tmp_path, text: str):
-    path = tmp_path / "MainModule.mod"
-    path.write_text(text)
-    return read_program(path)
-
-
-def _xyz_mm(prog) -> list[list[float]]:
-    return [[round(v * 1000.0, 6) for v in p.T_world_tcp[:3, 3]] for p in prog.points]
 
 
 # RAPID reference, routine parameters: a parameter declared without INOUT, VAR or PERS is an IN parameter, "initialized
@@ -26,7 +15,7 @@ def _xyz_mm(prog) -> list[list[float]]:
 # Offs and calls itself; the argument was taken as changed at run time and the program refused).
 @pytest.mark.parametrize("argument", ["p10", "Offs(p10, 0, 0, 0)"])
 def test_an_assignment_to_an_in_parameter_is_followed_and_leaves_the_argument(tmp_path, argument):
-    prog = _read(tmp_path, f"""MODULE MainModule
+    prog = read_main_module(tmp_path, f"""MODULE MainModule
     CONST robtarget p10:={_TARGET};
     PROC main()
         Stack {argument}, 3;
@@ -41,11 +30,11 @@ def test_an_assignment_to_an_in_parameter_is_followed_and_leaves_the_argument(tm
 ENDMODULE
 """)
     assert prog.unsupported == ()
-    assert [z for _, _, z in _xyz_mm(prog)] == [400, 420, 440, 400]
+    assert [z for _, _, z in xyz_mm(prog)] == [400, 420, 440, 400]
 
 
 def test_a_num_in_parameter_counted_down_by_the_routine_leaves_the_callers_variable(tmp_path):
-    prog = _read(tmp_path, f"""MODULE MainModule
+    prog = read_main_module(tmp_path, f"""MODULE MainModule
     CONST robtarget p10:={_TARGET};
     VAR num count := 2;
     PROC main()
@@ -61,12 +50,12 @@ def test_a_num_in_parameter_counted_down_by_the_routine_leaves_the_callers_varia
 ENDMODULE
 """)
     assert prog.unsupported == ()
-    assert [(x, y) for x, y, _ in _xyz_mm(prog)] == [(400, 20), (400, 10), (420, 0)]
+    assert [(x, y) for x, y, _ in xyz_mm(prog)] == [(400, 20), (400, 10), (420, 0)]
 
 
 def test_a_recursion_passing_shifted_in_parameters_is_followed(tmp_path):
     # (the held-out-22 Tower of Hanoi's shape: the routine shifts its robtarget parameters, then passes them on)
-    prog = _read(tmp_path, f"""MODULE MainModule
+    prog = read_main_module(tmp_path, f"""MODULE MainModule
     CONST robtarget pFrom:={_TARGET};
     PROC main()
         Tower 3, pFrom;
@@ -80,11 +69,11 @@ def test_a_recursion_passing_shifted_in_parameters_is_followed(tmp_path):
 ENDMODULE
 """)
     assert prog.unsupported == ()
-    assert [z for _, _, z in _xyz_mm(prog)] == [410, 420, 430]
+    assert [z for _, _, z in xyz_mm(prog)] == [410, 420, 430]
 
 
 def test_a_function_may_change_its_own_in_parameter(tmp_path):
-    prog = _read(tmp_path, f"""MODULE MainModule
+    prog = read_main_module(tmp_path, f"""MODULE MainModule
     CONST robtarget p10:={_TARGET};
     PROC main()
         MoveL Up(p10, 30), v100, fine, tool0;
@@ -97,13 +86,13 @@ def test_a_function_may_change_its_own_in_parameter(tmp_path):
 ENDMODULE
 """)
     assert prog.unsupported == ()
-    assert [z for _, _, z in _xyz_mm(prog)] == [430, 400]
+    assert [z for _, _, z in xyz_mm(prog)] == [430, 400]
 
 
 @pytest.mark.parametrize("mode", ["INOUT", "VAR"])
 def test_an_assignment_to_a_parameter_passed_by_reference_changes_the_argument(tmp_path, mode):
     # (the other side of the class: INOUT and VAR parameters are the caller's datum, as before)
-    prog = _read(tmp_path, f"""MODULE MainModule
+    prog = read_main_module(tmp_path, f"""MODULE MainModule
     CONST robtarget p10:={_TARGET};
     VAR robtarget q;
     PROC main()

@@ -5,21 +5,10 @@ only while running is known where that path reads it."""
 from __future__ import annotations
 
 import pytest
-
-from thermocomp.programs import read_program
+from program_builders import read_main_module, xyz_mm
 
 _T1 = "[[400,0,400],[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
 _T2 = "[[450,50,300],[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
-
-
-def _read(tmp_path, text: str):
-    path = tmp_path / "MainModule.mod"
-    path.write_text(text)
-    return read_program(path)
-
-
-def _xyz_mm(prog) -> list[list[float]]:
-    return [[round(v * 1000.0, 6) for v in p.T_world_tcp[:3, 3]] for p in prog.points]
 
 
 def _program(body: str, routines: str = "", declarations: str = "VAR robtarget pOff{2};") -> str:
@@ -71,16 +60,16 @@ ENDMODULE
         ENDTEST""",
 ])
 def test_an_element_given_under_a_condition_is_known_where_that_path_reads_it(tmp_path, body):
-    prog = _read(tmp_path, _program(body))
+    prog = read_main_module(tmp_path, _program(body))
     assert prog.unsupported == ()
-    assert _xyz_mm(prog) == [[400, 0, 450], [450, 50, 350]]
+    assert xyz_mm(prog) == [[400, 0, 450], [450, 50, 350]]
 
 
 def test_an_element_given_by_a_routine_called_under_a_condition_is_known_there(tmp_path):
     # (the held-out-23 screwing station's shape: createoffset fills the array in a FOR loop, the motions read it, both
     # under the IF; its screws routine moves to offset{i} in a FOR loop, a target differing from pass to pass under a
     # condition, which passes.py refuses on its own: not this class)
-    prog = _read(tmp_path, _program("""        WaitDI di1, 1;
+    prog = read_main_module(tmp_path, _program("""        WaitDI di1, 1;
         IF di1 = 1 THEN
             Fill;
             MoveL pOff{1}, v100, fine, tool0;
@@ -94,16 +83,16 @@ def test_an_element_given_by_a_routine_called_under_a_condition_is_known_there(t
         ENDFOR
     ENDPROC""", "VAR robtarget pTargs{2} := [p10, p20];\n    VAR robtarget pOff{2};"))
     assert prog.unsupported == ()
-    assert _xyz_mm(prog) == [[400, 0, 450], [450, 50, 350]]
+    assert xyz_mm(prog) == [[400, 0, 450], [450, 50, 350]]
 
 
 def test_an_element_of_a_two_dimensional_array_given_in_a_loop_run_while_an_input_is_set(tmp_path):
-    prog = _read(tmp_path, _program("""        WHILE di1 = 1 DO
+    prog = read_main_module(tmp_path, _program("""        WHILE di1 = 1 DO
             pGrid{2, 1} := Offs(p10, 0, 20, 0);
             MoveL pGrid{2, 1}, v100, fine, tool0;
         ENDWHILE""", declarations="VAR robtarget pGrid{2, 2};"))
     assert prog.unsupported == ()
-    assert _xyz_mm(prog) == [[400, 20, 400]]
+    assert xyz_mm(prog) == [[400, 20, 400]]
 
 
 # What the path does not give stays what an earlier cycle may have left: refused, naming the construct or the
@@ -143,5 +132,5 @@ def test_an_element_of_a_two_dimensional_array_given_in_a_loop_run_while_an_inpu
 ])
 def test_what_the_path_does_not_give_is_still_refused(tmp_path, body, message):
     declarations = "VAR robtarget pOff{2} := [p10, p20];\n    VAR num nIdx := 1; VAR robtarget pCopy{2};"
-    prog = _read(tmp_path, _program(body, declarations=declarations))
+    prog = read_main_module(tmp_path, _program(body, declarations=declarations))
     assert prog.unsupported and message in prog.unsupported[0].message, prog.unsupported

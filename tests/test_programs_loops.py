@@ -222,6 +222,12 @@ def test_a_urscript_while_of_fixed_count_is_compensated_pass_by_pass(tmp_path, r
     assert kept.split("\n")[3:] == marked.split("\n")[3:]  # (the movej's pose, line 3, is written inline)
     reread = read_program(out)
     assert not reread.unsupported and len(reread.motions) == 9
+    assert_ur_reached(chain, table, path, reread, want)
+
+
+def assert_ur_reached(chain, table, path, reread, want) -> None:
+    """The written URScript program read back (``reread``), solved on the nominal robot from the configurations of
+    the input ``path`` and moved on the warm one (``table`` at its minute 1): its TCP reaches each pose of ``want``."""
     T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
     q_near = nominal_configurations(chain, read_program(path), point_poses(chain, read_program(path)),
                                     CompensationOptions())[0]
