@@ -62,12 +62,15 @@ def take(steps: list, per_pass: dict, loop: object, walks: list[tuple], inner: C
                 if not inside[i]:  # (a text or an argument before the motion: its counter would advance after it)
                     return calls._motion_of_point(run, i)
                 tabled[moved.text_keys()[i]] = None
-    for key in tabled:
+    lines: dict[tuple[int, int], list[int]] = {key: [] for key in tabled}  # each text: the lines of its runs (the
+    for run in steps if tabled else ():  # points whose text or argument it is), each run walked once
+        if isinstance(run, MotionRun):
+            for at, arg, line in zip(run.text_keys(), _argument_keys(run), run.statement[run.row_of_points(), 2].tolist()):
+                for key in {at, arg} & lines.keys():
+                    lines[key].append(line)
+    for key, at_lines in lines.items():
         per_pass.setdefault(key, loop)
-        lines = [line for run in steps if isinstance(run, MotionRun)  # (each run's line: its text or argument the key)
-                 for at, arg, line in zip(run.text_keys(), _argument_keys(run),
-                                          run.statement[run.row_of_points(), 2].tolist()) if key in (at, arg)]
-        walks.append((place[0], key, len(lines), not any(line in inner for line in lines), place[1]))
+        walks.append((place[0], key, len(at_lines), not any(line in inner for line in at_lines), place[1]))
     return None
 
 
@@ -166,15 +169,16 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
     of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
     runs in the cycle's fixed order (at no line of ``conditional``, or all its runs in one walk of a loop run
-    whole under such a condition: its counter set at the loop's head), not both before the production loop (step
+    whole under such a condition), not both before the production loop (step
     ``walker.cycle_start``, where there is one) and in it, at most :data:`MAX_PASSES` times (a table is written in
     its motion's module). A text whose runs are known only while running, or both before that loop and in it, is
     taken still where each run stands in a call whose every run needs it with one target and tool: a table of one
     entry a call, its index set before each call (:func:`_by_call`; ``written(call)``: the call's text as written).
 
     Returns the texts taken, of those indexed by their calls each run's call (``(file << 40) + start`` of its
-    statement, in the order the runs go), and of those run whole under a condition where their loop's statement
-    starts (``(file << 40) + start``). The motions of the others are dropped from ``walker.steps`` (left as
+    statement, in the order the runs go), and of those all of whose runs one walk of a loop holds where that loop's
+    statement starts (``(file << 40) + start``: their counter is set there, so a condition around the loop or a pass
+    left early leaves the next walk to start afresh). The motions of the others are dropped from ``walker.steps`` (left as
     written), a finding for each text refused (at its first motion) added to ``walker.unsupported``, and a note at
     each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
     group of calls to ``walker.notes``.
@@ -189,7 +193,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     whole = {(key, runs): head for _, key, runs, clean, head in walker.pass_walks if clean}  # (:func:`take`: a text
     # all of whose runs one walk of a loop holds, none made conditional inside that loop, runs every pass whenever the
     # loop runs: a condition around the loop skips or repeats whole walks, its counter set at the loop's head)
-    heads: dict[tuple[int, int], int] = {}  # the texts run under such conditions: where their loop starts
+    heads: dict[tuple[int, int], int] = {}  # the texts one walk of a loop holds whole: where that loop starts
     runs: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # each run of the text: (step, motion row, point)
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
@@ -377,7 +381,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                          "its table is not written, every pass is left as written")
     reads = prog.extra.get("table_reads") or {}  # (the points whose texts each table reads: calls.Texts)
     by_call = prog.extra.get("per_call") or {}  # (the tables indexed by their calls: each run's call, :func:`settle`)
-    heads = prog.extra.get("pass_heads") or {}  # (the tables run whole under a condition: where their loop starts)
+    heads = prog.extra.get("pass_heads") or {}  # (the tables one walk of a loop holds whole: where that loop starts)
     for key in unwritten:
         line = int(run.text[found[key][0], 2])
         for j in reads.get(key, ()):
@@ -424,7 +428,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                     index = _index_text(base, terms, rapid)
                     at_calls[at].append(f"{counter} := {index};" if rapid else f"{counter} = {index}")
                     base += count
-            if key in heads:  # (a condition around the loop may skip it or run it again: each run starts afresh)
+            if key in heads:  # (a condition around the loop, or a pass left early: each walk starts afresh)
                 at_heads[heads[key]][f"{counters[s_key]} := 0;" if rapid else f"{counters[s_key]} = -1"] = None
             name = _free_name(text, f"{table_name}{number}", rapid)
             declarations[start].append(w.table_declaration(prog, name, bool(is_joint[idx[0]]), entries, ", "))
