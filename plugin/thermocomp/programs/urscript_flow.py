@@ -505,7 +505,7 @@ class Flow(calls.Texts):
                           for line in step.statement[:, 2].tolist()})
         if ordered and deeper:
             self.conditional_lines.extend(ordered)
-            self.note_once(calls.unresolved_note(word, ordered, line_col(st), why))
+            self.note_once(self.note_unresolved(word, [(0, line) for line in ordered], line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
