@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import run_program
 
 from thermocomp.programs import passes, read_program
+from thermocomp.programs.options import ProgramOptions
 
 P0 = "[[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 P1 = "[[450,50,350],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
@@ -48,7 +50,7 @@ def _note_at(prog, line: int) -> str:
 def _counted(note: str) -> tuple[list[int], int]:
     """The lines the note says are compensated, and the runs it says stay as written."""
     named = re.search(r"its \d+ motion\(s\) \(line ([\d, ]+)\) are compensated", note)
-    kept = re.search(r"(\d+) of its motions stay as written", note)
+    kept = re.search(r"left as written: (\d+) of its motion\(s\)", note)
     return ([int(x) for x in named.group(1).split(", ")] if named else []), (int(kept.group(1)) if kept else 0)
 
 
@@ -123,3 +125,17 @@ def test_with_nothing_refused_the_note_names_every_motion(tmp_path):
     offs = _line(lines, "MoveL Offs")
     assert _counted(note) == ([_line(lines, "MoveL p1"), offs], 0), note
     assert not prog.unsupported
+
+
+@pytest.mark.parametrize("joint_targets", ["keep", "compensate"])
+def test_a_joint_target_left_as_written_is_not_counted_as_compensated_in_the_report(tmp_path, joint_targets):
+    """``--joint-targets keep`` (the default) leaves a joint target under the IF as written: the report's note on the
+    IF names only the Cartesian motion; with ``compensate`` it names both."""
+    path = tmp_path / "p.script"
+    path.write_text("def prog():\n  if get_standard_digital_in(0):\n    movej([0.1, -1.5, 1.5, -1.57, -1.57, 0], a=1, v=1)\n"
+                    "    movel(p[0.4, 0.1, 0.3, 0, 3.14, 0], a=1, v=0.2)\n  end\nend\n")
+    report = run_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "out.script",
+                         program_options=ProgramOptions(joint_targets=joint_targets))
+    notes = [n for n in report.notes if n.startswith(f"{path}:2:3: if: not resolved before running")]
+    assert len(notes) == 1, report.notes
+    assert _counted(notes[0]) == (([4], 1) if joint_targets == "keep" else ([3, 4], 0)), notes[0]
