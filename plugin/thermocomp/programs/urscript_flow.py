@@ -199,6 +199,7 @@ class _Frame:
     counted: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
+    condition: Tree | None = None  # (a counted loop's: the counters it reads index a table, Flow.index_counters)
 
 
 @contextlib.contextmanager
@@ -608,7 +609,7 @@ class Flow(calls.Texts):
         first_conditional = len(self.conditional_lines)
         quiet = self.facts(st, body).holds is None
         try:
-            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True)):
+            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True, condition=condition)):
                 while True:
                     try:
                         if not self.condition(condition, local):
@@ -644,6 +645,20 @@ class Flow(calls.Texts):
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
         return None
+
+    def index_counters(self, targets: list, local: dict) -> tuple[tuple[str, float], ...]:
+        """The counters known at a motion (its ``targets``' nodes), ``(name, value)`` each: the numbers the
+        conditions of the counted loops around it read (outer loops first), then those its targets read. A motion
+        under a condition known only while running in such a loop may need one entry a pass, its index computed
+        from them (:func:`.passes.settle`)."""
+        heads = [loop.condition for loop in self.frames[-1].loops if loop.condition is not None]
+        counters: dict[str, tuple[str, float]] = {}
+        for node in [*heads, *targets]:
+            for name in _names(node) if isinstance(node, Tree) else ():
+                held = local.get(name) or self.globals.get(name)
+                if name not in counters and held is not None and type(held.value) is float and not held.stood:
+                    counters[name] = (name, held.value)
+        return tuple(counters.values())
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
