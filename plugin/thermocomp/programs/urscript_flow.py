@@ -200,6 +200,7 @@ class _Frame:
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
     condition: Tree | None = None  # (a counted loop's: the counters it reads index a table, Flow.index_counters)
+    jumps: bool = False  # (a counted loop's body holds a break: its motions' counters are kept, Flow.index_counters)
 
 
 @contextlib.contextmanager
@@ -409,7 +410,7 @@ class Flow(calls.Texts):
         target = frame if kind == "return" else frame.loops[-1]
         if self.unresolved_depth <= target.depth:
             return _Left(kind, value)
-        if target.counted:
+        if target.counted and kind != "break":  # (a break ends the count early: the passes before keep theirs)
             return _UNCOUNTED
         target.exits.append((kind, self.snapshot(local), value))
         return _END
@@ -607,9 +608,11 @@ class Flow(calls.Texts):
         count known only while running after all: :data:`_UNCOUNTED`."""
         condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
         first_conditional = len(self.conditional_lines)
-        quiet = self.facts(st, body).holds is None
+        facts = self.facts(st, body)
+        quiet = facts.holds is None
+        loop = _Frame(self.unresolved_depth, counted=True, condition=condition, jumps=facts.jumps)
         try:
-            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True, condition=condition)):
+            with _on(self.frames[-1].loops, loop):
                 while True:
                     try:
                         if not self.condition(condition, local):
@@ -630,6 +633,14 @@ class Flow(calls.Texts):
                         return left
                     if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it
                         return _UNCOUNTED                         # never ends; followed as a loop of unknown count)
+            if loop.exits:  # (a break under a condition known only while running: any pass may be the last)
+                self.merge([self.snapshot(local), *(state for _, state, _ in loop.exits)], local,
+                           f"the while at line {line_col(st)[0]}")
+                lines = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
+                                for line in step.statement[:, 2].tolist()})
+                self.conditional_lines.extend(lines)  # (their tables indexed by the counters: passes.settle)
+                self.note_once(calls.unresolved_note("while", lines, line_col(st), "a break under a condition known "
+                                                     "only while running may end it after any pass"))
             changing = pass_tables.take(self.steps[first:], self.per_pass, st, self.pass_walks,
                                         set(self.conditional_lines[first_conditional:]), (first, span_of(st).start))
             if changing is not None:
@@ -651,7 +662,7 @@ class Flow(calls.Texts):
         conditions of the counted loops around it read (outer loops first), then those its targets read. A motion
         under a condition known only while running in such a loop may need one entry a pass, its index computed
         from them (:func:`.passes.settle`)."""
-        heads = [loop.condition for loop in self.frames[-1].loops if loop.condition is not None]
+        heads = [loop.condition for loop in self.frames[-1].loops if loop.counted]
         counters: dict[str, tuple[str, float]] = {}
         for node in [*heads, *targets]:
             for name in _names(node) if isinstance(node, Tree) else ():
