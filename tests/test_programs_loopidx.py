@@ -70,6 +70,10 @@ RAPID = {
         "    FOR i FROM 1 TO 4 DO\n      IF DInput(di2) = 1 THEN\n        RETURN;\n      ENDIF\n"
         "      IF DInput(di1) = 1 THEN\n        " + MOTION.format(x=0, y=0, z="i * 5") + "\n      ENDIF\n    ENDFOR\n",
         {"DInput(di2) = 1": ["FALSE", "i = 3"], "DInput(di1) = 1": ["TRUE", "i <> 2"]}),
+    "a target a pass assigns, named by the motion": (
+        "    FOR i FROM 1 TO 4 DO\n      pNext := Offs(b, 0, 0, i * 5);\n      IF DInput(di1) = 1 THEN\n"
+        "        MoveL pNext, v100, fine, tGrip;\n      ENDIF\n    ENDFOR\n",
+        {"DInput(di1) = 1": ["TRUE", "FALSE", "i MOD 2 = 0"]}),
     "a routine under an IF in nested FORs, reading counters of the module": (
         "    FOR row FROM 0 TO 1 DO\n      FOR col FROM 0 TO 2 DO\n        IF DInput(di1) = 1 THEN\n          place;\n"
         "        ENDIF\n        nX := nX + 12;\n      ENDFOR\n      nY := nY - 12;\n      nX := 0;\n    ENDFOR\n"
@@ -77,7 +81,7 @@ RAPID = {
         {"DInput(di1) = 1": ["TRUE", "FALSE", "row = col"]}),
 }
 PLACE = "  PROC place()\n    " + MOTION.format(x="nX", y="nY", z=0) + "\n  ENDPROC\n"
-GRID = "  VAR num nX := 0;\n  VAR num nY := 0;\n"
+GRID = "  VAR num nX := 0;\n  VAR num nY := 0;\n  VAR robtarget pNext;\n"
 
 
 def _decided(text: str, choice: dict[str, str]) -> str:
@@ -100,14 +104,14 @@ def _choices(conditions: dict[str, list[str]]) -> list[dict[str, str]]:
 def test_a_rapid_motion_under_a_condition_inside_fixed_loops_reaches_every_pass_the_path_runs(tmp_path, rng, case):
     main, conditions = RAPID[case]
     chain = load_robot("irb140")
-    src, _ = _module(chain, rng, main, PLACE if "place;" in main else "", decl=GRID if "nX" in main else "")
+    src, _ = _module(chain, rng, main, PLACE if "place;" in main else "", decl=GRID)
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
     table, report = _zero_then_warm("irb140", path, out, rng)  # (zero table: byte for byte)
     written = out.read_text()
     counted = [index for counter, index in re.findall(r"(tcPassN\d+) := ([^;]*);", written)
                if counter not in index and index != "0"]  # (not a pass counter walking, nor its reset)
-    assert len(counted) == main.count("Offs(b,") + ("place;" in main)
+    assert len(counted) == main.count("MoveL ") + ("place;" in main)
     notes = "\n".join(report.notes)
     assert "not resolved before running" in notes and "index set before the motion from the counters" in notes
     runs = set()
@@ -191,6 +195,10 @@ URSCRIPT = {
         "      elif get_standard_digital_in(1):\n        " + UR_MOTION.format(x="k * 0.01", y="j * 0.01", z=0.02)
         + "\n      end\n      k = k + 2\n    end\n    j = j + 1\n  end\n",
         {"get_standard_digital_in(0)": ["True", "False", "k == j * 2"], "get_standard_digital_in(1)": ["True", "j == 1"]}),
+    "a pose a pass assigns, named by the motion": (
+        "  i = 0\n  while i < 4:\n    pose_pre = pose_trans(p0, p[0, i * 0.01, 0, 0, 0, 0])\n"
+        "    if get_standard_digital_in(0):\n      movel(pose_pre)\n    end\n    i = i + 1\n  end\n",
+        {"get_standard_digital_in(0)": ["True", "False", "i != 1"]}),
     "a break on an input after the motion": (
         "  k = 0\n  while k < 4:\n    " + UR_MOTION.format(x=0, y="k * 0.01", z=0) + "\n"
         "    if get_standard_digital_in(0):\n      break\n    end\n    k = k + 1\n  end\n",

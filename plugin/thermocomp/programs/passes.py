@@ -88,13 +88,14 @@ def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
     return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file[points] == run.file[rows])
 
 
-def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> None:
+def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], counted: dict[int, tuple]) -> None:
     """Record in ``per_pass`` (text ``(start, end)`` -> a tuple of the calls that run it, :data:`.calls.Call` each in
     the order they run; texts run by the same calls share one) the texts at their motions that the calls of their
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
     each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
     elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
-    in ``in_call`` and ``beside``, the ids of a thread's steps, too): the table holds every run."""
+    in ``in_call``, ``beside``, the ids of a thread's steps, and ``counted``, the counters known at each motion under
+    a condition, :func:`_by_counters`, too): the table holds every run."""
     frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
@@ -107,6 +108,8 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> 
             if new is not step and id(step) in beside:
                 beside.discard(id(step))
                 beside.add(id(new))
+            if new is not step and id(step) in counted and counted[id(step)][0] is step:
+                counted[id(new)] = (new, *counted.pop(id(step))[1:])
         steps[k] = moved.get(id(step), step)
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
@@ -190,11 +193,11 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     group of calls to ``walker.notes``.
     """
     beside = getattr(walker, "beside", set())  # (a thread's steps: its calls may set an index as the program's do)
-    take_calls(walker.steps, walker._in_call, walker.per_pass, beside)
+    counters_of = walker.motion_counters  # (each motion under a condition not resolved: its counters, _by_counters)
+    take_calls(walker.steps, walker._in_call, walker.per_pass, beside, counters_of)
     if not walker.per_pass:
         return frozenset(), {}, {}, frozenset()
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
-    counters_of = walker.motion_counters  # (each motion under a condition not resolved: its counters, _by_counters)
     compact = getattr(walker, "compact_ifs", {})  # (RAPID: by (file, start) of the statement each holds)
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
     whole = {(key, runs): head for _, key, runs, clean, head in walker.pass_walks if clean}  # (:func:`take`: a text
