@@ -199,7 +199,8 @@ class _Frame:
     counted: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
-    condition: Tree | None = None  # (a counted loop's: the counters it reads index a table, Flow.index_counters)
+    condition: Tree | None = None  # (a counted loop's but a while True's: the counters it reads index a table,
+    # Flow.index_counters)
     jumps: bool = False  # (a counted loop's body holds a break: its motions' counters are kept, Flow.index_counters)
 
 
@@ -422,7 +423,8 @@ class Flow(calls.Texts):
         target = frame if kind == "return" else frame.loops[-1]
         if self.unresolved_depth <= target.depth:
             return _Left(kind, value)
-        if target.counted and kind != "break":  # (a break ends the count early: the passes before keep theirs)
+        if target.counted and (kind != "break" or target.condition is None):  # (a break ends a count its condition
+            # fixes early, the passes before keep theirs; a while True's count its breaks alone decide)
             return _UNCOUNTED
         target.exits.append((kind, self.snapshot(local), value))
         return _END
@@ -623,7 +625,8 @@ class Flow(calls.Texts):
         first_conditional = len(self.conditional_lines)
         facts = self.facts(st, body)
         quiet = facts.holds is None
-        loop = _Frame(self.unresolved_depth, counted=True, condition=condition, jumps=facts.jumps)
+        forever = condition.data == "name" and str(condition.children[0]) == "True"
+        loop = _Frame(self.unresolved_depth, counted=True, condition=None if forever else condition, jumps=facts.jumps)
         try:
             with _on(self.frames[-1].loops, loop):
                 while True:
@@ -652,8 +655,9 @@ class Flow(calls.Texts):
                 lines = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                                 for line in step.statement[:, 2].tolist()})
                 self.conditional_lines.extend(lines)  # (their tables indexed by the counters: passes.settle)
-                self.note_once(calls.unresolved_note("while", lines, line_col(st), "a break under a condition known "
-                                                     "only while running may end it after any pass"))
+                self.note_once(self.note_unresolved("while", [(0, line) for line in lines], line_col(st), "a break "
+                                                    "under a condition known only while running may end it after any "
+                                                    "pass"))
             changing = pass_tables.take(self.steps[first:], self.per_pass, st, self.pass_walks,
                                         set(self.conditional_lines[first_conditional:]), (first, span_of(st).start))
             if changing is not None:
@@ -675,7 +679,7 @@ class Flow(calls.Texts):
         conditions of the counted loops around it read (outer loops first), then those its targets read. A motion
         under a condition known only while running in such a loop may need one entry a pass, its index computed
         from them (:func:`.passes.settle`)."""
-        heads = [loop.condition for loop in self.frames[-1].loops if loop.counted]
+        heads = [loop.condition for loop in self.frames[-1].loops if loop.condition is not None]
         counters: dict[str, tuple[str, float]] = {}
         for node in [*heads, *targets]:
             for name in _names(node) if isinstance(node, Tree) else ():
