@@ -247,6 +247,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self.call_runs: dict[int, tuple] = {}  # id of such a call -> it, where its index is set, its FOR counters
+        self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
+        # its index is set (None: at each of its statements), the counters known there (:meth:`_Calls.index_site`)
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._by_reference: dict[int, frozenset[str]] = {}  # the same -> its INOUT, VAR and PERS parameters' keys

@@ -113,9 +113,9 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass, per_call, heads = passes.settle(self, set(self.conditional), _loop_name,  # (the others' refused)
-                                           lambda loop: (*_location(loop), self.loop_files[id(loop)]),
-                                           lambda call: self._files[call[2]][1][call[1].start:call[1].end])
+        per_pass, per_call, heads, per_motion = passes.settle(  # (the others' refused)
+            self, set(self.conditional), _loop_name, lambda loop: (*_location(loop), self.loop_files[id(loop)]),
+            lambda call: self._files[call[2]][1][call[1].start:call[1].end])
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
@@ -130,8 +130,8 @@ class _Flow(_Calls):
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "nowhere": nowhere, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass, "per_call": per_call, "pass_heads": heads, "statements_run": self.statements_run,
-                   **call_sites},
+                   "per_pass": per_pass, "per_call": per_call, "per_motion": per_motion, "pass_heads": heads,
+                   "statements_run": self.statements_run, **call_sites},
         )
 
     def as_assignments(self, tree: Tree) -> None:

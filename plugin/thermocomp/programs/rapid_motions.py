@@ -297,6 +297,8 @@ class _Motions:
         self.steps.append(MotionRun.of_columns(points, instruction=str(name_token), kind=kind,
                                                statement=span_of(statement), name=span_of(name_token), tcp_speed=v_tcp,
                                                orientation_speed=v_ori, duration_s=duration, file=self.file))
+        if self._unresolved:  # (its table, where its target differs from pass to pass, indexed by these)
+            self.motion_counters[id(self.steps[-1])] = (self.steps[-1], *self.index_site(statement, local))
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
         """A motion's frame and tool, ``(4, 4)`` each, and :attr:`Point.held`: the work object frame (the world's
@@ -450,6 +452,8 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
+            if self._unresolved:  # (each statement sets its own index: the FOR counters known at all)
+                self.motion_counters[id(part)] = (part, None, tuple(self.for_counters_known(local).values()))
 
     def _shape(self, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""

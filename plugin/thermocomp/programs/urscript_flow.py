@@ -199,6 +199,9 @@ class _Frame:
     counted: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
+    condition: Tree | None = None  # (a counted loop's but a while True's: the counters it reads index a table,
+    # Flow.index_counters)
+    jumps: bool = False  # (a counted loop's body holds a break: its motions' counters are kept, Flow.index_counters)
 
 
 def _breaks(body: list) -> bool:
@@ -420,7 +423,8 @@ class Flow(calls.Texts):
         target = frame if kind == "return" else frame.loops[-1]
         if self.unresolved_depth <= target.depth:
             return _Left(kind, value)
-        if target.counted:
+        if target.counted and (kind != "break" or target.condition is None):  # (a break ends a count its condition
+            # fixes early, the passes before keep theirs; a while True's count its breaks alone decide)
             return _UNCOUNTED
         target.exits.append((kind, self.snapshot(local), value))
         return _END
@@ -619,9 +623,12 @@ class Flow(calls.Texts):
         count known only while running after all: :data:`_UNCOUNTED`."""
         condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
         first_conditional = len(self.conditional_lines)
-        quiet = self.facts(st, body).holds is None
+        facts = self.facts(st, body)
+        quiet = facts.holds is None
+        forever = condition.data == "name" and str(condition.children[0]) == "True"
+        loop = _Frame(self.unresolved_depth, counted=True, condition=None if forever else condition, jumps=facts.jumps)
         try:
-            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True)):
+            with _on(self.frames[-1].loops, loop):
                 while True:
                     try:
                         if not self.condition(condition, local):
@@ -642,6 +649,15 @@ class Flow(calls.Texts):
                         return left
                     if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it
                         return _UNCOUNTED                         # never ends; followed as a loop of unknown count)
+            if loop.exits:  # (a break under a condition known only while running: any pass may be the last)
+                self.merge([self.snapshot(local), *(state for _, state, _ in loop.exits)], local,
+                           f"the while at line {line_col(st)[0]}")
+                lines = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
+                                for line in step.statement[:, 2].tolist()})
+                self.conditional_lines.extend(lines)  # (their tables indexed by the counters: passes.settle)
+                self.note_once(self.note_unresolved("while", [(0, line) for line in lines], line_col(st), "a break "
+                                                    "under a condition known only while running may end it after any "
+                                                    "pass"))
             changing = pass_tables.take(self.steps[first:], self.per_pass, st, self.pass_walks,
                                         set(self.conditional_lines[first_conditional:]), (first, span_of(st).start))
             if changing is not None:
@@ -657,6 +673,20 @@ class Flow(calls.Texts):
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
         return None
+
+    def index_counters(self, targets: list, local: dict) -> tuple[tuple[str, float], ...]:
+        """The counters known at a motion (its ``targets``' nodes), ``(name, value)`` each: the numbers the
+        conditions of the counted loops around it read (outer loops first), then those its targets read. A motion
+        under a condition known only while running in such a loop may need one entry a pass, its index computed
+        from them (:func:`.passes.settle`)."""
+        heads = [loop.condition for loop in self.frames[-1].loops if loop.condition is not None]
+        counters: dict[str, tuple[str, float]] = {}
+        for node in [*heads, *targets]:
+            for name in _names(node) if isinstance(node, Tree) else ():
+                held = local.get(name) or self.globals.get(name)
+                if name not in counters and held is not None and type(held.value) is float and not held.stood:
+                    counters[name] = (name, held.value)
+        return tuple(counters.values())
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""

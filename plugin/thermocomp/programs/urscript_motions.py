@@ -239,6 +239,9 @@ class Motions:
             points, instruction=name, kind=kind, statement=span_of(call), name=span_of(call.children[0]),
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
             duration_s=t))
+        if self.unresolved_depth or any(loop.jumps for loop in self.frames[-1].loops):  # (its table, where its target
+            # differs from pass to pass, indexed by these; a break may end its loop after any pass)
+            self.motion_counters[id(self.steps[-1])] = (self.steps[-1], None, self.index_counters(args[:n_points], local))
 
     def inverse_kin(self, call: Tree, local: dict) -> tuple[Point, frozenset[int]] | None:
         """``get_inverse_kin(pose, qnear=...)`` assigned to a variable: the :meth:`point` a motion to it goes to (the
@@ -369,6 +372,9 @@ class Motions:
                               depth)
             else:
                 self.steps.append(replace(run, frames=frames) if kept else run)
+                if self.unresolved_depth or any(loop.jumps for loop in self.frames[-1].loops):  # (each statement
+                    # sets its own index: the loops' counters known at all)
+                    self.motion_counters[id(self.steps[-1])] = (self.steps[-1], None, self.index_counters([], local))
 
     def moves_columns(self, token: Token, st: Statements, local: dict, frames: tuple) -> tuple[list, int]:
         """``[(first, end, run)]`` (:meth:`MotionRun.stretches`, of ``frames``) of the statements the columns take,
