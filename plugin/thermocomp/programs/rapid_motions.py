@@ -565,8 +565,12 @@ class _Motions:
         if signature is None:
             return f"{said} is a process or search move: where it stops is not followed"
         _, text, lines = self._files[motion.file]
-        tree = parse_at(without_runs("rapid.lark", "body"), text, motion.statement.start, motion.statement.end, lines)
-        positional, optional = self.split_args(next(tree.find_data("call")).children[1])
+        key = ("stop", motion.file, motion.statement.start)  # (each statement parsed once: a loop reads it each pass)
+        if key not in self._cache:
+            tree = parse_at(without_runs("rapid.lark", "body"), text, motion.statement.start, motion.statement.end,
+                            lines)
+            self._cache[key] = self.split_args(next(tree.find_data("call")).children[1])
+        positional, optional = self._cache[key]
         if "conc" in optional:
             return f"{said} runs with \\Conc: the statements after it run while the robot moves"
         zone = positional[signature.points + 1]
