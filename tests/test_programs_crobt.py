@@ -167,3 +167,22 @@ def test_a_condition_reading_where_the_robot_stands_is_decided_only_while_runnin
     prog = read_program(path)
     assert not prog.unsupported
     assert any(n.message.startswith("IF: not resolved") for n in prog.notes) != decided
+
+
+@pytest.mark.parametrize("moves, refused", [(True, True), (False, False)])
+def test_urscript_after_an_if_of_unknown_course_that_moves_the_pose_the_robot_stands_at_is_not_known(tmp_path, moves,
+                                                                                                    refused):
+    """The same rule in URScript: the path that skips the branch stands at the motion before the ``if``, the other at
+    the branch's (a branch that moves nothing leaves it where it was)."""
+    branch = "    movel(p[0.45, -0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25, r=0)\n" if moves else "    sleep(0.1)\n"
+    path = tmp_path / "prog.script"
+    path.write_text("def prog():\n  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"
+                    "  movel(p[0.4, -0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25, r=0)\n"
+                    f"  if read_input_boolean_register(0):\n{branch}  end\n"
+                    "  movel(pose_trans(get_actual_tcp_pose(), p[0, 0, -0.03, 0, 0, 0]), a=1.2, v=0.25)\nend\n")
+    prog = read_program(path)
+    assert [f.line for f in prog.unsupported] == ([7] if refused else [])
+    if refused:
+        assert "after a construct of course known only while running that moves" in prog.unsupported[0].message
+    else:
+        np.testing.assert_allclose(prog.points[-1].T_world_tcp[:3, 3], [0.4, -0.1, 0.33], atol=1e-4)

@@ -213,7 +213,7 @@ class _Walker(Flow, Motions, Values):
         self.conditional_lines: list[int] = []  # the motions followed inside them (RobotProgram.extra)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # texts that differ from pass to pass: their loop (passes.py)
         self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
-        self.sequence_starts: list[int] = []  # the first step of each sequence being followed (Flow.standing_pose)
+        self.sequence_starts: list[int] = [0]  # the first step of each sequence being followed (Flow.standing_pose)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False
