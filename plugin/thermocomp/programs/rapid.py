@@ -229,6 +229,10 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
+        self.stand_from = 0  # the first step a motion where the robot stands may be (_Motions.standing_value)
+        self.stood: dict[int, tuple[_Data, Tree]] = {}  # id of a datum computed from where the robot stands: it, where
+        self._stood_reads = 0  # reads of where the robot stands so far (and of data computed from it)
+        self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment reading it where it is not known: why
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)

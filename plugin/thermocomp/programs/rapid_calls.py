@@ -571,7 +571,7 @@ class _Calls(calls.Texts):
                                    *_location(statement), self.file))
             return
         self.visited.add(key)
-        first = len(self.steps)
+        first, stood_reads = len(self.steps), self._stood_reads
         self._quiet += [name] if quiet else []
         try:
             if scope is not None:
@@ -582,7 +582,8 @@ class _Calls(calls.Texts):
         if quiet or scope is None:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
             for read in set(self._first_read) - read_before:
                 del self._first_read[read]
-        if scope:
+        if scope or self._stood_reads != stood_reads:  # (its arguments, or where the robot stands, may differ from
+            # call to call: its texts a table of one entry a call where they do, passes.take_calls)
             call = (name, span_of(statement), self.file)  # (one object a call: passes._by_call tells runs apart)
             self.call_runs[id(call)] = (call, *self.index_site(statement, local))
             for step in self.steps[first:]:  # the outermost call with arguments is the one named

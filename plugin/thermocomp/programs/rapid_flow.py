@@ -288,6 +288,19 @@ class _Flow(_Calls):
         finally:
             self._first_read, self._reading = first_read, reading
 
+    @contextlib.contextmanager
+    def sequence(self) -> Iterator[None]:
+        """Within: a sequence of its own (a branch, a loop's pass), at whose start where the robot stands is not known
+        (:meth:`.rapid_motions._Motions.standing_value`: a pass may start where the pass before left it); after it,
+        where its last motion left the robot, or where it stood before where it moved nothing."""
+        before, first = self.stand_from, len(self.steps)
+        self.stand_from = first
+        try:
+            yield
+        finally:
+            if len(self.steps) <= first:
+                self.stand_from = before
+
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
         """Whether a FOR loop that moves nothing would run more than :data:`MAX_QUIET_WORK` statements (not unrolled)."""
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
@@ -296,11 +309,14 @@ class _Flow(_Calls):
         """A FOR loop's first value, step (default 1, or -1 when FROM is above TO) and passes; :class:`_Unknown` when
         its bounds are known only while running."""
         _, start_node, stop_node, *rest = statement.children
+        stood_reads = self._stood_reads
         try:
             start, stop = self._number(start_node, local), self._number(stop_node, local)
             step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
         except _Unsupported as exc:
             raise _Unknown(exc.message, exc.where) from None
+        if self._stood_reads != stood_reads:  # (the controller reads the corrected target there)
+            raise _Unknown("FOR bounds computed from where the robot stands", statement)
         if step == 0:
             raise _Unsupported("FOR with STEP 0 never ends", statement)
         passes = np.floor((stop - start) / step + 1e-9) + 1  # (a float: 1E38 / 1E-38 passes is inf)
@@ -344,6 +360,7 @@ class _Flow(_Calls):
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
+        self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
                                "order, what it assigns known only while running after the label", *_location(statement),
                                self.file))
@@ -367,13 +384,15 @@ class _Flow(_Calls):
                 label = _goto_label(statement)
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
                     loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement)
+                    self.stand_from = len(self.steps)  # (a pass's start: where the pass before or the motion before
+                    # the label left the robot)
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
                     branch = self.decided_branch(statement, local)
                     if branch is None:
                         raise _Unsupported(f"IF ... GOTO {label}: its condition is known only while running, and the "
                                            "statements after the label may run again with other values", statement)
                     if branch.children:
-                        k = loops[label][0]
+                        k, self.stand_from = loops[label][0], len(self.steps)
                     else:  # (the passes' motions taken, as a FOR's)
                         self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}",
                                          head=loops[label][2])
@@ -456,7 +475,8 @@ class _Flow(_Calls):
                 and str(condition.children[0]).lower() == "true":
             self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
                                       *_location(statement), self.file))
-            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+            self.cycle_start = self.stand_from = len(self.steps)  # (the motions before it run once: passes.settle;
+            # a cycle starts where the one before, or those motions, left the robot)
             self._first_read = {}  # (what ran before it ran once: not a cycle's)
             self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
             self.cycle_looped = True
@@ -518,8 +538,9 @@ class _Flow(_Calls):
                                *_location(statement), self.file))
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
         while (holds := self._decided_value(statement.children[0], local)) is True:
-            if self.run_body(statement.children[-1], local, depth):
-                break
+            with self.sequence():
+                if self.run_body(statement.children[-1], local, depth):
+                    break
             if len(self.steps) - first[0] > limit:
                 raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
         if holds is None:
@@ -636,6 +657,8 @@ class _Flow(_Calls):
                 continue
             key = str(sub.children[0]).lower()
             bound = local.get(key)
+            if self.stood and id(bound if key in local else self.module_data.get(key)) in self.stood:
+                return None  # (computed from where the robot stands: the controller reads the corrected target)
             if bound is None and key in PREDEFINED and key not in self.module_data:
                 continue  # (TRUE, FALSE, v100, tool0, ...)
             if bound is not None and bound is not self.module_data.get(bound.name.lower()):
@@ -675,14 +698,17 @@ class _Flow(_Calls):
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
                     self.join(statement, [ends[-1], start])  # with where that one started)
                     start = self._snapshot(statement, names, local)
-                if statement.data == "for_stmt":  # (its counter's value known only while running)
-                    self.run_pass(statement, None, local, depth)
-                else:
-                    self.run_body(body, local, depth)
+                with self.sequence():
+                    if statement.data == "for_stmt":  # (its counter's value known only while running)
+                        self.run_pass(statement, None, local, depth)
+                    else:
+                        self.run_body(body, local, depth)
                 ends.append(self._snapshot(statement, names, local))
                 outside |= self.outside
             paths = ends if exhaustive else [*ends, before]
             self.join(statement, paths)
+            if len(self.steps) > first:  # (the robot stands where a path known only while running left it)
+                self.stand_from = len(self.steps)
             self.outside = outside | {name for name in names if any(path[name][1].followed is None for path in paths)}
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
@@ -777,7 +803,8 @@ class _Flow(_Calls):
         for of_scopes in (self._params, self._by_reference, self._present, self._cycle_scopes):  # (the routine's)
             if id(local) in of_scopes:
                 of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
-        ended = self.run_body(statement.children[-1], scope, depth)
+        with self.sequence():
+            ended = self.run_body(statement.children[-1], scope, depth)
         local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         return ended
 

@@ -215,7 +215,7 @@ class _Walker(Flow, Motions, Values):
         self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
         # its index is set (None: at each of its statements), the counters known there (Motions.run_motion)
         self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
-        self.sequence_starts: list[int] = []  # the first step of each sequence being followed (Flow.standing_pose)
+        self.sequence_starts: list[int] = [0]  # the first step of each sequence being followed (Flow.standing_pose)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False

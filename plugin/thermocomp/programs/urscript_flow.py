@@ -517,6 +517,8 @@ class Flow(calls.Texts):
             yield
         finally:
             self.unresolved_depth -= deeper
+        if deeper and len(self.steps) > first:  # (it moved on a path known only while running: where the robot stands
+            self.sequence_starts[:] = [len(self.steps)] * len(self.sequence_starts)  # after it is not known)
         ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                           for line in step.statement[:, 2].tolist()})
         if ordered and deeper:
@@ -775,7 +777,7 @@ class Flow(calls.Texts):
         held = tuple(map(self.globals.get, summary.reads))
         read = ()  # (alive in _calls_done: their ids in the key name them)
         if summary.stands:  # (where the robot stands: the motion before it, Flow.standing_pose)
-            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
+            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1])
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
@@ -868,7 +870,7 @@ class Flow(calls.Texts):
         if args or kwargs:
             raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
                               "at, after a motion of the program to a known target)", node)
-        start = self.sequence_starts[-1] if self.sequence_starts else 0
+        start = self.sequence_starts[-1]
         motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[start:])
                        if isinstance(step, MotionRun)), None)
         why = None
@@ -877,7 +879,8 @@ class Flow(calls.Texts):
                    "is not known")
         elif motion is None:
             why = ("no motion comes before it in its sequence (the start of the cycle, of a loop's pass, a branch or "
-                   "a thread: the robot stands where a motion known only while running left it)")
+                   "a thread, or after a construct of course known only while running that moves: the robot stands "
+                   "where a motion known only while running left it)")
         elif motion.points[-1].T_world_tcp is None:
             why = f"the {motion.instruction} at line {motion.line} before it goes to a joint target"
         elif self._blend(motion) != 0.0:
