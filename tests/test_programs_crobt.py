@@ -169,6 +169,22 @@ def test_a_condition_reading_where_the_robot_stands_is_decided_only_while_runnin
     assert any(n.message.startswith("IF: not resolved") for n in prog.notes) != decided
 
 
+@pytest.mark.parametrize("argument, decided", [("CRobT()", False), ("Offs(CRobT(), 0, 0, 10)", False), ("b", True)])
+def test_a_condition_on_a_parameter_given_where_the_robot_stands_is_decided_only_while_running(
+        tmp_path, rng, argument, decided):
+    """Passed to a routine's parameter, the value computed from CRobT() is the controller's corrected target there
+    too: a condition on the parameter inside the routine is followed both ways."""
+    chain = load_robot("irb140")
+    src, _ = _module(chain, rng, f"    MoveL b, v200, fine, tGrip;\n    Decide {argument};\n",
+                     routines="  PROC Decide(robtarget here)\n    IF here.trans.z > -1000 THEN\n"
+                              "      MoveL a, v200, fine, tGrip;\n    ENDIF\n  ENDPROC\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert not prog.unsupported
+    assert any(n.message.startswith("IF: not resolved") for n in prog.notes) != decided
+
+
 @pytest.mark.parametrize("moves, refused", [(True, True), (False, False)])
 def test_urscript_after_an_if_of_unknown_course_that_moves_the_pose_the_robot_stands_at_is_not_known(tmp_path, moves,
                                                                                                     refused):

@@ -448,12 +448,16 @@ class _Calls(calls.Texts):
             if data.type != dtype and (self.fields_of(dtype) is not None or "{" in dtype + data.type):
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
+        stood_reads = self._stood_reads
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
         if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
             # a target written at the call site: written there (:class:`.calls.Texts`)
             self._passed[self.file_key + span_of(node).start] = passed
             return _Data(dtype, value, node, str(param), param, file=self.file)
-        return _Data(dtype, value, None, str(param), param)
+        data = _Data(dtype, value, None, str(param), param)
+        if self._stood_reads != stood_reads:  # (computed from where the robot stands, as an assignment's: a condition
+            self.stood[id(data)] = (data, node)  # reading it is decided only while running, :meth:`assign`)
+        return data
 
     def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
                           T_flange_tcp: FloatArray, held: bool) -> Point | None:
