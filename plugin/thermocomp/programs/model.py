@@ -366,11 +366,13 @@ class MotionRun:
     def rows(self, motions: slice, points: slice, **columns) -> MotionRun:
         """The motions ``motions`` (whose points are ``points``) as a run of views of these columns, ``columns`` given
         in place of theirs: a run of a file's statements (:attr:`.grammars.RunStatements.template`), no copy."""
-        out = {name: getattr(self, name)[motions] for name in _MOTION_FIELDS}
-        out.update({name: getattr(self, name)[points] for name in _POINT_FIELDS})
+        out = {name: getattr(self, name)[motions] for name in _MOTION_FIELDS if name not in columns}
+        out.update({name: getattr(self, name)[points] for name in _POINT_FIELDS if name not in columns})
         if self.argument is self.text and "text" not in columns:  # (the argument its text: held once)
             out["argument"] = out["text"]
-        return MotionRun(**out | {"frames": self.frames} | columns)
+        out["frames"] = self.frames
+        out.update(columns)
+        return MotionRun(**out)
 
     def compact(self) -> MotionRun:
         """The run with each array column whose rows are all alike held as one row, broadcast (read only)."""
@@ -442,13 +444,18 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
     frame = [r.frame for r in runs]
     out: dict = {"frames": frames, "frame": rows[np.concatenate(frame) + np.repeat(starts, [len(f) for f in frame])]}
     width = max(r.q.shape[1] for r in runs)
+    if all(r.argument is r.text for r in runs):  # (the arguments their texts: held once)
+        out["argument"] = None
     for f in dataclasses.fields(MotionRun):
+        if f.name in out:
+            continue
         values = [getattr(r, f.name) for r in runs]
         if f.name == "q":  # (padded where narrower: a run of Cartesian targets has no column)
             values = [v if v.shape[1] == width else np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.nan)
                       for v in values]
-        if f.name not in out:
-            out[f.name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
+        out[f.name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
+    if out["argument"] is None:
+        out["argument"] = out["text"]
     return MotionRun(**out)
 
 
