@@ -305,11 +305,7 @@ class RunStatements:
                                                      shape_bounds[:-1].tolist(), shape_bounds[1:].tolist()):
             view = cls.__new__(cls)
             view.text, view.base, view.template = token, token.start_pos, whole.template
-            view.rows = slice(a, b), slice(p, q)
-            for name in cls.STATEMENT:
-                setattr(view, name, moved[name][a:b])
-            for name in cls.POINT:
-                setattr(view, name, moved[name][p:q])
+            view.rows, view._columns = (slice(a, b), slice(p, q)), (moved, a, b, p, q)  # (a column when first read)
             view.shape_of, view.shape_first, view.shape_whole = shape_of[a:b], shape_first[sa:sb], shape_whole[sa:sb]
             view.point_shape = point_shape[p:q]
             view.narrowed(whole, place)
@@ -318,6 +314,16 @@ class RunStatements:
             for view, n in zip(out, count):
                 setattr(view, name, n)
         return out
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """A column of a run of :meth:`runs` (:attr:`STATEMENT`, :attr:`POINT`), its rows taken of the whole's the first
+        time it is read (a run of one statement reads few of them)."""
+        columns = self.__dict__.get("_columns")
+        if columns is None or name not in columns[0]:
+            raise AttributeError(name)
+        moved, a, b, p, q = columns
+        value = self.__dict__[name] = moved[name][a:b] if name in self.STATEMENT else moved[name][p:q]
+        return value
 
     def narrowed(self, whole: RunStatements, place: int) -> None:
         """What a subclass's run takes of ``whole`` (:meth:`runs`) besides its rows; ``place``: the run's offset in

@@ -331,6 +331,11 @@ class _Motions:
             line, column = _location(speed_node)
             self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
                                       column, self.file))
+        # a speeddata of numbers, no \V or \T: its speeds found once per value and VelSet (the motions repeat them)
+        plain = optional.get("v") is None and optional.get("t") is None and all(type(x) is float for x in speed)
+        key = ("speeds", *speed, *self.velset) if plain else None  # type: ignore[misc]
+        if plain and key in self._cache:
+            return self._cache[key]
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
@@ -346,7 +351,10 @@ class _Motions:
         duration = None if optional.get("t") is None else self._number(optional["t"], local)
         if duration is not None and not duration > 0:
             raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
-        return v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
+        found = v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
+        if plain:
+            self._cache[key] = found
+        return found
 
     def note_conf(self, steps: list) -> None:
         """Record, by statement offset, whether every run of each motion of ``steps`` had ``ConfL``/``ConfJ \\Off``."""
