@@ -134,7 +134,29 @@ class Texts:
                                           "different targets there", motion.statement.line, motion.statement.column,
                                           motion.file))
         steps = without(steps, left)
+        self._recount_unresolved(steps)
         return steps, {**self._call_sites(steps), **self._table_reads(steps, uses, fold, unfollowed)}
+
+    def note_unresolved(self, word: str, rows: list[tuple[int, int]], where: tuple, why: str = "") -> Finding:
+        """The note on a construct ``word`` at ``where`` (line, column, file) not resolved before running (``why``),
+        ``rows`` the ``(file, line)`` of each run of its motions followed (each motion counted once); kept in
+        :attr:`unresolved_notes` for :meth:`_recount_unresolved`."""
+        rows = list(dict.fromkeys(rows))
+        note = unresolved_note(word, [line for _, line in rows], where, why)
+        if rows:
+            self.unresolved_notes[note] = (word, rows, why)
+        return note
+
+    def _recount_unresolved(self, steps: list[MotionRun | Wait]) -> None:
+        """Each note on a construct not resolved names only the motions ``steps`` still compensate: those refused
+        after it was written (a path, a pass or a call that needs another target) are counted as kept as written."""
+        followed = {key for step in steps if isinstance(step, MotionRun)
+                    for key in zip(step.file.tolist(), step.statement[:, 2].tolist())}
+        for note, (word, rows, why) in self.unresolved_notes.items():
+            left = [line for file, line in rows if (file, line) in followed]
+            if len(left) < len(rows) and note in self.notes:
+                self.notes[self.notes.index(note)] = unresolved_note(
+                    word, left, (note.line, note.column, note.file), why, kept=len(rows) - len(left))
 
     def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
                  unfollowed: set[int]) -> list[MotionRun | Wait]:
@@ -256,7 +278,7 @@ def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", ke
     held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
     if kept:
-        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
+        held += f"; {kept} of its motions stay as written (the constructs not followed say why)"
     return Finding(f"{word}: not resolved before running ({why or 'its outcome or count is known only while running'}"
                    f"); {held}", *where)
 

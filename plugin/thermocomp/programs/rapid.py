@@ -239,7 +239,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self._arguments_run: list[tuple[str, ...] | None] = []  # and what their calls bound (:meth:`_arguments`)
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
-        self._conditional_notes: dict = {}  # the note of each construct not resolved -> (it, its motions' lines)
+        self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point

@@ -13,7 +13,7 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp.errors import InputError
-from thermocomp.programs import calls, passes, rapid_scope
+from thermocomp.programs import passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
 from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
@@ -581,13 +581,8 @@ class _Flow(_Calls):
                                    motion.statement.line, motion.statement.column, motion.file))
         if not refused:
             return
-        refused_lines = {runs[0][0].line for runs in refused.values()}
+        refused_lines = {runs[0][0].line for runs in refused.values()}  # (their notes recounted: calls.Texts)
         self.conditional = [line for line in self.conditional if line not in refused_lines]
-        for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
-            left = [line for line in lines if line not in refused_lines]
-            if len(left) < len(lines) and note in self.notes:
-                self.notes[self.notes.index(note)] = calls.unresolved_note(
-                    _CONSTRUCTS[statement.data], left, (*_location(statement), note.file), kept=len(lines) - len(left))
         kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
         for run in self.steps:
             if isinstance(run, MotionRun) and id(run) not in kept:
@@ -691,13 +686,10 @@ class _Flow(_Calls):
             self.outside = outside | {name for name in names if any(path[name][1].followed is None for path in paths)}
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
-            lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
-                     for line in step.statement[:, 2].tolist()]
-            self.conditional.extend(lines)
-            note = calls.unresolved_note(_CONSTRUCTS[statement.data], lines, (*_location(statement), self.file))
-            self.note_once(note)
-            if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
-                self._conditional_notes[note] = (statement, lines)
+            rows = [key for step in self.steps[first:] if isinstance(step, MotionRun)
+                    for key in zip(step.file.tolist(), step.statement[:, 2].tolist())]
+            self.conditional.extend(line for _, line in rows)
+            self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*_location(statement), self.file)))
         finally:
             self._unresolved.pop()
 

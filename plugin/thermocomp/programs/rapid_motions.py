@@ -321,7 +321,7 @@ class _Motions:
                      ) -> tuple[float, float, float | None]:
         """A motion's TCP speed [m/s], reorientation speed [rad/s] and stated time [s] (``\\T``, or None), from its
         speeddata, ``\\V``, ``\\T`` and the ``VelSet`` in force; ``fallback``: a speed known only while running is
-        v1000 with a note, else it raises."""
+        v1000, a ``\\V`` or ``\\T`` so known absent, each with a note, else it raises."""
         try:
             speed = self.cached(speed_node, local, "speeddata")
         except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
@@ -341,14 +341,28 @@ class _Motions:
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
                              f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", speed_node)
         self.check_motion_data("speeddata", list(speed), speed_node, f"{name_token}: ")  # type: ignore[call-overload]
-        if optional.get("v") is not None:
-            v_tcp = self._number(optional["v"], local)
+
+        def given(key: str, instead: str) -> float | None:  # (\V, \T: None absent, or known only while running)
+            if optional.get(key) is None:
+                return None
+            try:
+                return self._number(optional[key], local)
+            except _Unsupported as exc:
+                if not fallback:
+                    raise
+                self.notes.append(Finding(f"{exc.message}: {name_token} \\{key.upper()} is taken as {instead} for "
+                                          "the timing", *_location(optional[key]), self.file))
+                return None
+
+        v_given = given("v", "absent (the speeddata's TCP speed)")
+        if v_given is not None:
+            v_tcp = v_given
             if not v_tcp > 0:
                 raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
             self.check_motion_data("speeddata", [v_tcp, v_ori, 0.0, 0.0], optional["v"], f"{name_token} \\V: ")
         override, v_max = self.velset
         v_tcp = min(v_tcp * override / 100.0, v_max)
-        duration = None if optional.get("t") is None else self._number(optional["t"], local)
+        duration = given("t", "absent (the motion timed by its speed)")
         if duration is not None and not duration > 0:
             raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
         found = v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration

@@ -220,6 +220,7 @@ class _Walker(Flow, Motions, Values):
         self.loop_noted = False
         self.direct_refs: set[int] = set()
         self._in_call: dict[int, calls.Call] = {}  # (calls.Texts)
+        self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.beside: set[int] = set()  # ids of the steps a thread runs, beside the program (passes.settle)
         self._passed: dict[int, tuple[Span, str]] = {}
         self._reads: dict[tuple[int, int], tuple] = {}

@@ -201,6 +201,18 @@ class _Frame:
     loops: list = field(default_factory=list)
 
 
+def _breaks(body: list) -> bool:
+    """``body``, a loop's statements, holds a ``break`` of that loop (not of a loop inside it)."""
+    stack = [node for node in body if isinstance(node, Tree)]
+    while stack:
+        node = stack.pop()
+        if node.data == "break_stmt":
+            return True
+        if node.data not in ("while_stmt", "func_def", "thread_def", "sec_def"):
+            stack.extend(child for child in node.children if isinstance(child, Tree))
+    return False
+
+
 @contextlib.contextmanager
 def _on(stack: list, item):
     """``item`` on top of ``stack`` while the block runs."""
@@ -505,7 +517,7 @@ class Flow(calls.Texts):
                           for line in step.statement[:, 2].tolist()})
         if ordered and deeper:
             self.conditional_lines.extend(ordered)
-            self.note_once(calls.unresolved_note(word, ordered, line_col(st), why))
+            self.note_once(self.note_unresolved(word, [(0, line) for line in ordered], line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
@@ -518,23 +530,24 @@ class Flow(calls.Texts):
 
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> _Left | None:
-        """PolyScope's main loop (``while (True)`` outside any unresolved condition: one cycle is one pass); else
-        unrolled where its condition is known at every pass, or, nothing of the unrolling kept, a loop of count known
-        only while running: passed over when it moves nothing, else its body followed from its head's state."""
+        """Unrolled where its condition is known at every pass (``while True`` left by a ``break`` whose condition is
+        known each pass too); else PolyScope's main loop (``while (True)`` outside any unresolved condition: one cycle
+        is one pass), or, nothing of the unrolling kept, a loop of count known only while running: passed over when
+        it moves nothing, else its body followed from its head's state."""
         condition, body = st.children[0], st.children[1:]
         forever = condition.data == "name" and str(condition.children[0]) == "True"
-        main = forever and not self.unresolved_depth
-        if main and not self.loop_noted:
-            self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
-            self.loop_noted = True
-            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-        elif not forever:
+        if not forever or _breaks(body):  # (``while True`` left by a ``break`` the file decides: counted too)
             mark, entry = self._mark(), self.snapshot(local)
             left = self.run_counted_while(st, body, local, depth)
             if left is not _UNCOUNTED:
                 return left
             self._rollback(mark)
             self.restore(entry, local)
+        main = forever and not self.unresolved_depth
+        if main and not self.loop_noted:
+            self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
+            self.loop_noted = True
+            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
         if not main and (facts := self.facts(st, body)).holds is None:
             self.pass_over(st, facts, "while", local)
             return None

@@ -25,9 +25,25 @@ from thermocomp.programs.grammars import (
     skipped,
     without_runs,
 )
-from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MAX_MOTION_VALUE, MotionRun, Point
+from thermocomp.programs.model import (
+    _KIND_CODE,
+    CIRCULAR,
+    JOINT,
+    LINEAR,
+    MAX_MOTION_VALUE,
+    Finding,
+    MotionRun,
+    Point,
+)
 from thermocomp.programs.rapid import span_of
-from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
+from thermocomp.programs.urscript_values import (
+    MAX_POSE_VALUE,
+    Pose,
+    Record,
+    Unsupported,
+    line_col,
+    split_arguments,
+)
 
 #: Motion functions: kind, number of points, default acceleration and speed (URScript manual).
 MOTIONS = {
@@ -40,6 +56,11 @@ MOTIONS = {
     "optimovel": (LINEAR, 1, 0.3, 0.3),  # robot's limits, not speeds: timed at those limits, a lower bound)
 }
 #: Their parameters in order (positional arguments), after the point(s).
+#: What a motion parameter known only while running is taken as (the manual's default), for the note saying so.
+_DEFAULTS = {"a": lambda name: f"its default a={MOTIONS[name][2]:g}",
+             "v": lambda name: f"its default v={MOTIONS[name][3]:g}",
+             "t": lambda name: "absent (the motion timed by a and v)", "r": lambda name: "0 (no blend)",
+             "mode": lambda name: "its default (it changes no target)"}
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r"), "optimovej": ("a", "v", "r"),
               "optimovel": ("a", "v", "r")}
@@ -209,8 +230,14 @@ class Motions:
         params.update(kwargs)
         try:
             motion_parameters(name, [1.0] * (len(args) - n_points), dict.fromkeys(kwargs, 1.0))  # (count, names)
-            values = {k: self.number(v, local) for k, v in params.items()}
             points = tuple(self.point(args[i], local) for i in range(n_points))
+            values = {}
+            for key, node in params.items():
+                try:
+                    values[key] = self.number(node, local)
+                except Unsupported as unknown:  # (a speed changes the time, not the target: still compensated)
+                    self.note_once(Finding(f"{unknown.message}: {name}'s {key} is taken as {_DEFAULTS[key](name)} "
+                                           "for the timing", *line_col(node)))
             kind, a, v, t = motion_parameters(name, [], values)  # (each by its name)
         except Refused as refused:
             message, key = refused.args
