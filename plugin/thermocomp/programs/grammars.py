@@ -211,6 +211,8 @@ class RunStatements:
     STATEMENT: dict[str, str] = {"start": "offset", "instruction_end": "offset", "end": "offset",
                                  "statement_rows": "", "name_rows": ""}
     POINT: dict[str, str] = {}
+    #: Facts of each run (:meth:`runs`): how many of its points have a boolean point column, by the fact's name.
+    ANY: dict[str, str] = {}
 
     def __init__(self, token: Token, comment: str, level: int) -> None:
         self.text, self.data = token, token.encode("latin-1")  # (a byte a character; str(token) would copy it)
@@ -254,46 +256,83 @@ class RunStatements:
         return len(self.start)
 
     @classmethod
-    def runs(cls, tokens: Sequence[Token], lines: TextLines) -> list:
-        """Each of ``tokens``' statements (runs of one file, whose lines are ``lines``) as ``cls(token)`` gives them,
+    def runs(cls, tokens: Sequence[Token], lines: TextLines, file: int = 0) -> list:
+        """Each of ``tokens``' statements (runs of file ``file``, whose lines are ``lines``) as ``cls(token)`` gives them,
         split together (their texts joined by line breaks: a gap between statements) and placed in the file
         (:meth:`place`), each run's its rows of the whole (:attr:`STATEMENT`, :attr:`POINT`), its shapes numbered in
         its own order of appearance (:attr:`shape_of`, :attr:`shape_first`; :attr:`shape_whole` their numbers in the
-        whole, for a subclass's :meth:`narrowed`)."""
+        whole, for a subclass's :meth:`narrowed`; :attr:`point_shape` each point's statement's), its :attr:`ANY` facts.
+        Each column is moved to its runs' places once, for all of them: a run takes slices (views: read only), so that a
+        run of one statement costs little more than the statement."""
         if not tokens:
             return []
         whole = cls(Token("MOVES", "\n".join(tokens), 0))
         places = np.cumsum([0] + [len(t) + 1 for t in tokens])[:-1]
         first = np.searchsorted(whole.start, places)
-        bounds = np.append(first, len(whole)).tolist()
-        whole.place(lines, np.repeat(np.array([t.start_pos for t in tokens], dtype=np.int64) - places, np.diff(bounds)))
-        point_bounds = (np.searchsorted(whole.point_statement, bounds).tolist() if cls.POINT else None)
+        bounds = np.append(first, len(whole))
+        sizes = np.diff(bounds)
+        whole.place(lines, np.repeat(np.array([t.start_pos for t in tokens], dtype=np.int64) - places, sizes), file)
+        # each column less its run's place (or first statement), per statement and per point
+        run_of = np.repeat(np.arange(len(tokens)), sizes)
+        point_bounds = np.searchsorted(whole.point_statement, bounds) if cls.POINT else bounds
+        point_run = run_of[whole.point_statement] if cls.POINT else run_of
+        moved = {}
+        for names, run in ((cls.STATEMENT, run_of), (cls.POINT, point_run)):
+            for name, how in names.items():
+                value = getattr(whole, name)
+                place = places[run].reshape(-1, *(1,) * (value.ndim - 1))
+                moved[name] = (value - place if how == "offset" else value - bounds[run] if how == "index"
+                               else np.where(value >= 0, value - place, -1) if how == "offsets" else value)
+        # each run's shapes numbered in its own order of appearance (as _ranked numbers one run's), all runs together
+        _, firsts, group = np.unique(run_of * (int(whole.shape_of.max(initial=0)) + 1) + whole.shape_of,
+                                     return_index=True, return_inverse=True)
+        order = np.argsort(firsts)
+        starts = firsts[order]  # (each run's shapes' first statements, in order: runs in order, then appearance)
+        shape_bounds = np.searchsorted(starts, bounds)
+        rank = np.empty(len(firsts), dtype=np.int64)
+        rank[order] = np.arange(len(firsts)) - shape_bounds[run_of[starts]]
+        shape_of, shape_first, shape_whole = rank[group.reshape(-1)], starts - bounds[run_of[starts]], whole.shape_of[starts]
+        point_shape = shape_of[whole.point_statement] if cls.POINT else shape_of
+        for array in (*(moved[name] for names in (cls.STATEMENT, cls.POINT) for name, how in names.items() if how),
+                      shape_of, shape_first, shape_whole, point_shape):
+            array.flags.writeable = False  # (made here, shared by the runs: views of it)
+        # each run's :attr:`ANY` facts: how many of its points have the point column
+        counts = {name: np.diff(np.concatenate([[0], np.cumsum(getattr(whole, column))])[point_bounds]).tolist()
+                  for name, column in cls.ANY.items()}
         out = []
-        for k, (token, place) in enumerate(zip(tokens, places.tolist())):
+        for token, place, a, b, p, q, sa, sb in zip(tokens, places.tolist(), bounds[:-1].tolist(), bounds[1:].tolist(),
+                                                     point_bounds[:-1].tolist(), point_bounds[1:].tolist(),
+                                                     shape_bounds[:-1].tolist(), shape_bounds[1:].tolist()):
             view = cls.__new__(cls)
             view.text, view.base, view.template = token, token.start_pos, whole.template
-            a, b = bounds[k], bounds[k + 1]
-            view.rows = slice(a, b), slice(*point_bounds[k:k + 2]) if point_bounds else slice(a, b)
-            for names, (lo, hi) in ((cls.STATEMENT, (a, b)),
-                                    *(((cls.POINT, point_bounds[k:k + 2]),) if point_bounds else ())):
-                for name, how in names.items():
-                    rows = getattr(whole, name)[lo:hi]
-                    setattr(view, name, rows - place if how == "offset" else rows - a if how == "index"
-                            else np.where(rows >= 0, rows - place, -1) if how == "offsets" else rows)
-            view.shape_of, view.shape_first = _ranked(whole.shape_of[a:b])
-            view.shape_whole = whole.shape_of[a:b][view.shape_first]
+            view.rows, view._columns = (slice(a, b), slice(p, q)), (moved, a, b, p, q)  # (a column when first read)
+            view.shape_of, view.shape_first, view.shape_whole = shape_of[a:b], shape_first[sa:sb], shape_whole[sa:sb]
+            view.point_shape = point_shape[p:q]
             view.narrowed(whole, place)
             out.append(view)
+        for name, count in counts.items():  # (Python ints: a run's test of them costs no numpy call)
+            for view, n in zip(out, count):
+                setattr(view, name, n)
         return out
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """A column of a run of :meth:`runs` (:attr:`STATEMENT`, :attr:`POINT`), its rows taken of the whole's the first
+        time it is read (a run of one statement reads few of them)."""
+        columns = self.__dict__.get("_columns")
+        if columns is None or name not in columns[0]:
+            raise AttributeError(name)
+        moved, a, b, p, q = columns
+        value = self.__dict__[name] = moved[name][a:b] if name in self.STATEMENT else moved[name][p:q]
+        return value
 
     def narrowed(self, whole: RunStatements, place: int) -> None:
         """What a subclass's run takes of ``whole`` (:meth:`runs`) besides its rows; ``place``: the run's offset in
         ``whole``'s text."""
 
-    def place(self, lines: TextLines, shift: np.ndarray) -> None:
+    def place(self, lines: TextLines, shift: np.ndarray, file: int) -> None:
         """Each statement's :class:`~thermocomp.programs.model.Span` row in the file ``statement_rows`` ``(r, 4)``,
         and its instruction's ``name_rows``; ``shift`` ``(r,)``: each statement's offset in the file less its offset
-        in the text split (a subclass places its parts too)."""
+        in the text split (a subclass places its parts too, and gives the :attr:`template` the ``file``'s index)."""
         self.statement_rows = lines.spans(shift + self.start, shift + self.end)
         self.name_rows = self.statement_rows.copy()
         self.name_rows[:, 1] = shift + self.instruction_end

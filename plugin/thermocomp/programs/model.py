@@ -366,11 +366,15 @@ class MotionRun:
     def rows(self, motions: slice, points: slice, **columns) -> MotionRun:
         """The motions ``motions`` (whose points are ``points``) as a run of views of these columns, ``columns`` given
         in place of theirs: a run of a file's statements (:attr:`.grammars.RunStatements.template`), no copy."""
-        out = {name: getattr(self, name)[motions] for name in _MOTION_FIELDS}
-        out.update({name: getattr(self, name)[points] for name in _POINT_FIELDS})
+        out = {name: getattr(self, name)[motions] for name in _MOTION_FIELDS if name not in columns}
+        out.update({name: getattr(self, name)[points] for name in _POINT_FIELDS if name not in columns})
         if self.argument is self.text and "text" not in columns:  # (the argument its text: held once)
             out["argument"] = out["text"]
-        return MotionRun(**out | {"frames": self.frames} | columns)
+        out["frames"] = self.frames
+        out.update(columns)
+        run = MotionRun(**out)
+        object.__setattr__(run, "_rows_of", (self, motions, points, frozenset(columns)))  # (:func:`_concatenate`)
+        return run
 
     def compact(self) -> MotionRun:
         """The run with each array column whose rows are all alike held as one row, broadcast (read only)."""
@@ -397,7 +401,8 @@ class MotionRun:
 #: The columns of :class:`MotionRun` with a row a motion (the others: a row a point).
 _MOTION_FIELDS = frozenset(("instruction", "kind", "n_points", "statement", "name", "tcp_speed", "orientation_speed",
                             "joint_speed", "acceleration", "duration_s", "file"))
-#: The columns of :class:`MotionRun` with a row a point.
+#: The columns of :class:`MotionRun` (:func:`_columns`), and those with a row a point.
+_FIELDS = frozenset(f.name for f in dataclasses.fields(MotionRun))
 _POINT_FIELDS = tuple(f.name for f in dataclasses.fields(MotionRun) if f.name not in _MOTION_FIELDS | {"frames"})
 #: :meth:`MotionRun.of_columns`' defaults: of a motion's columns (one value, for every row; None: NaN) and of a point's
 #: (of every row: the argument its text, an array's element, a tuple's).
@@ -434,22 +439,51 @@ def point_columns(points: Sequence[Point]) -> dict:
 
 
 def _concatenate(runs: list[MotionRun]) -> MotionRun:
-    """The runs end to end; their frames made one table."""
-    if len(runs) == 1:
-        return runs[0]
+    """The runs end to end; their frames made one table. Runs of consecutive rows of one :meth:`MotionRun.rows`
+    template (a file's runs read in order: its motions each between other statements) are joined first (:func:`_joined`)."""
+    runs = _joined(runs) if len(runs) > 1 else runs
+    return runs[0] if len(runs) == 1 else MotionRun(**_columns(runs, _FIELDS))
+
+
+def _columns(runs: list[MotionRun], names: frozenset[str]) -> dict:
+    """The columns ``names`` of the runs end to end, and their frames as one table (``frames``, ``frame``)."""
     rows, frames = _distinct(pair for r in runs for pair in r.frames)
     starts = np.cumsum([0] + [len(r.frames) for r in runs[:-1]])  # (each run's first frame in ``rows``)
     frame = [r.frame for r in runs]
     out: dict = {"frames": frames, "frame": rows[np.concatenate(frame) + np.repeat(starts, [len(f) for f in frame])]}
     width = max(r.q.shape[1] for r in runs)
-    for f in dataclasses.fields(MotionRun):
-        values = [getattr(r, f.name) for r in runs]
-        if f.name == "q":  # (padded where narrower: a run of Cartesian targets has no column)
+    held_once = {"text", "argument"} <= names and all(r.argument is r.text for r in runs)  # (the arguments their texts)
+    for name in names - out.keys() - ({"argument"} if held_once else set()):
+        values = [getattr(r, name) for r in runs]
+        if name == "q":  # (padded where narrower: a run of Cartesian targets has no column)
             values = [v if v.shape[1] == width else np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.nan)
                       for v in values]
-        if f.name not in out:
-            out[f.name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
-    return MotionRun(**out)
+        out[name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
+    if held_once:
+        out["argument"] = out["text"]
+    return out
+
+
+def _joined(runs: list[MotionRun]) -> list[MotionRun]:
+    """``runs`` with each stretch of runs of consecutive rows of one template, the same columns given, made one run:
+    :meth:`MotionRun.rows` of all its rows, the given columns concatenated (one slice where each run held its own)."""
+    out, k = [], 0
+    while k < len(runs):
+        first, end = getattr(runs[k], "_rows_of", None), k + 1
+        while first is not None and end < len(runs):
+            at, last = getattr(runs[end], "_rows_of", None), runs[end - 1]._rows_of  # type: ignore[attr-defined]
+            if at is None or at[0] is not first[0] or at[3] != first[3] or at[1].start != last[1].stop \
+                    or at[2].start != last[2].stop:
+                break
+            end += 1
+        if end - k == 1:
+            out.append(runs[k])
+        else:
+            last = runs[end - 1]._rows_of  # type: ignore[attr-defined]
+            out.append(first[0].rows(slice(first[1].start, last[1].stop), slice(first[2].start, last[2].stop),
+                                     **_columns(runs[k:end], first[3])))
+        k = end
+    return out
 
 
 def _distinct(pairs) -> tuple[np.ndarray, tuple]:

@@ -115,7 +115,8 @@ MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 #: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns (``okey``, ``opt``: the
 #: speed's ``\\V`` or ``\\T`` and its value).
 PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj", "okey", "opt")
-_COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
+_PART = {part: k for k, part in enumerate(PARTS)}
+_COLUMN = {part: 2 * k for part, k in _PART.items()}
 
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
 _SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
@@ -146,6 +147,7 @@ class MoveStatements(RunStatements):
                  "kind": "", "readable": ""}
     POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
              "inline": "", "joint": ""}
+    ANY = {"joints": "joint", "inlines": "inline"}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "!", 0)
@@ -241,11 +243,11 @@ class MoveStatements(RunStatements):
             with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
                 self.T_frame_tcp[at] = transforms_from_poses(values)
 
-    def place(self, lines, shift: np.ndarray) -> None:
+    def place(self, lines, shift: np.ndarray, file: int) -> None:
         """Besides the statements' rows (:meth:`RunStatements.place`): where each part of each statement stands in
         the file, ``leaves`` ``(r, len(PARTS), 6)``: its offsets, line, column, end line and end column (as lark
         places its token; anything where the part is absent); the :attr:`template`, each point's text placed."""
-        super().place(lines, shift)
+        super().place(lines, shift, file)
         at = shift[self.point_statement]
         bounds = self.offsets.reshape(len(self), len(PARTS), 2) + shift[:, None, None]  # (absent parts: anywhere)
         line, column = lines.arrays(bounds.clip(0))
@@ -255,14 +257,16 @@ class MoveStatements(RunStatements):
             instruction=tuple(self.instruction), n_points=self.n_points, kind=self.kind, statement=self.statement_rows,
             name=self.name_rows, text=lines.spans(at + self.point_starts, at + self.point_ends), q=self.q,
             T_world_tcp=self.T_frame_tcp, q_len=self.q_len, confdata=self.confdata, has_confdata=self.has_confdata,
-            quat=self.quat, extax=tuple(self.extax.tolist()), frames=())
+            quat=self.quat, extax=tuple(self.extax.tolist()), frames=(), file=file,
+            text_file=np.full(len(at), file))
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
 
-    def group(self, i: int, part: str) -> str | None:
-        a, b = self.offsets[i, _COLUMN[part]:_COLUMN[part] + 2].tolist()
-        return None if a < 0 else self.text[a:b]
+    def parts(self, i: int) -> list[str | None]:
+        """The text of each part of statement ``i`` (in the order of :data:`PARTS`; None where absent)."""
+        text, bounds = self.text, self.offsets[i].tolist()
+        return [None if a < 0 else text[a:b] for a, b in zip(bounds[0::2], bounds[1::2])]
 
     def texts(self, part: str, lower: bool = False) -> list[str | None]:
         """The text of ``part`` in every statement (``None`` where absent)."""
@@ -342,6 +346,11 @@ class _Motions:
             line, column = _location(speed_node)
             self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
                                       column, self.file))
+        # a speeddata of numbers, no \V or \T: its speeds found once per value and VelSet (the motions repeat them)
+        plain = optional.get("v") is None and optional.get("t") is None and all(type(x) is float for x in speed)
+        key = ("speeds", *speed, *self.velset) if plain else None  # type: ignore[misc]
+        if plain and key in self._cache:
+            return self._cache[key]
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
@@ -371,18 +380,22 @@ class _Motions:
         duration = given("t", "absent (the motion timed by its speed)")
         if duration is not None and not duration > 0:
             raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
-        return v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
+        found = v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
+        if plain:
+            self._cache[key] = found
+        return found
 
     def note_conf(self, steps: list) -> None:
         """Record, by statement offset, whether every run of each motion of ``steps`` had ``ConfL``/``ConfJ \\Off``."""
         # by kind code (KINDS): 1 free, 0 checked, -1 not checked (MoveAbsJ: no configuration to check)
-        free = np.array([*(int(not self.conf_on[k]) for k in (LINEAR, JOINT, LINEAR)), -1], dtype=np.int8)
+        free = (int(not self.conf_on[LINEAR]), int(not self.conf_on[JOINT]), int(not self.conf_on[LINEAR]), -1)
         for step in steps:
-            if isinstance(step, MotionRun):
-                starts, state = step.statement[:, 0], free[step.kind]
-                for start in starts[state == 1].tolist():
-                    self.conf_free.setdefault(start, True)
-                self.conf_free.update(dict.fromkeys(starts[state == 0].tolist(), False))
+            if isinstance(step, MotionRun):  # (a statement's rows in a run are of its kind: one state)
+                for start, kind in zip(step.statement[:, 0].tolist(), step.kind.tolist()):
+                    if free[kind] == 1:
+                        self.conf_free.setdefault(start, True)
+                    elif free[kind] == 0:
+                        self.conf_free[start] = False
 
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
@@ -390,27 +403,28 @@ class _Motions:
         files together (:meth:`RunStatements.runs`)."""
         if id(token) not in self._matches:  # (the tokens kept: their ids stay theirs)
             trees = () if self._split else getattr(self, "task_trees", ())  # (set by _Flow.run: the task's files)
-            files = [([node.children[0] for node in tree.find_data("moves")], self._files[file][2])
+            files = [([node.children[0] for node in tree.find_data("moves")], self._files[file][2], file)
                      for file, tree in enumerate(trees)]
-            if not any(t is token for tokens, _ in files for t in tokens):  # (a token of no file's tree: this one's)
-                files.append(([token], self.lines))
+            if not any(t is token for tokens, _, _ in files for t in tokens):  # (a token of no file's tree: this one's)
+                files.append(([token], self.lines, self.file))
             self._split = self._split or bool(trees)
-            for tokens, lines in files:
+            for tokens, lines, file in files:
                 tokens = [t for t in tokens if id(t) not in self._matches]
-                self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines)))
+                self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines, file)))
         return self._matches[id(token)][1]
 
-    def _leaves(self, st: MoveStatements, i: int, *parts: str) -> list[Tree | None]:
+    def _leaves(self, st: MoveStatements, i: int, *parts: str, texts: list[str | None] | None = None
+                ) -> list[Tree | None]:
         """Parts ``parts`` of statement ``i`` of a run as the parser's nodes (``name``, ``numbers`` or ``number``;
-        None where absent)."""
-        placed = st.leaves[i].tolist()
+        None where absent); ``texts``: its :meth:`MoveStatements.parts`, if found already."""
+        placed, texts = st.leaves[i].tolist(), st.parts(i) if texts is None else texts
         out: list[Tree | None] = []
         for part in parts:
-            value = st.group(i, part)
+            k = _PART[part]
+            value = texts[k]
             terminal = None if value is None else "NUMBERS" if value[0] == "[" else "NAME" if (
                 value[0].isalpha() or value[0] == "_") else "NUMBER"
-            out.append(None if terminal is None else placed_node(terminal.lower(), terminal, value,
-                                                                 *placed[PARTS.index(part)]))
+            out.append(None if terminal is None else placed_node(terminal.lower(), terminal, value, *placed[k]))
         return out
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
@@ -421,15 +435,14 @@ class _Motions:
         shapes = [self._shape(st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
         resolved = [s[0] for s in shapes if s is not None]
         if len(resolved) == len(shapes):  # (each statement's frame its shape's: most runs, without numpy's per-call
-            regular, frame = st.readable, st.shape_of[st.point_statement]  # cost, which a run of one statement feels)
+            regular, frame = st.readable, st.point_shape  # cost, which a run of one statement feels)
         else:
             ok = np.array([s is not None for s in shapes], dtype=bool)
-            regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.shape_of[st.point_statement]]
+            regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.point_shape]
         (motions, points), template, p = st.rows, st.template, len(frame)
         # the inline points' columns as the file's runs read them (views of the template: a regular statement's rows
         # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
-        cols = {"q": template.q[points, :6 if st.joint.any() else 0],  # (no column for a run of Cartesian targets)
-                "text_file": np.full(p, self.file)}
+        cols = {"q": template.q[points, :6 if st.joints else 0]}  # (no column for a run of Cartesian targets)
         moved = [f for f, (T_world_frame, _, held) in enumerate(resolved)
                  if held or T_world_frame is not _EYE and not np.array_equal(T_world_frame, _EYE)]
         if moved:  # (the world's: the same bits)
@@ -440,7 +453,7 @@ class _Motions:
                 members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
                 if members.size:
                     cols["T_world_tcp"][members] = world_of_target(T_world_frame, T_frame_tcp[members], held)
-        named = () if st.inline.all() else np.flatnonzero(~st.inline & regular[st.point_statement])
+        named = () if st.inlines == p else np.flatnonzero(~st.inline & regular[st.point_statement])
         if len(named):  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
             regular = regular.copy()  # (written here: this reading's own)
             cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
@@ -453,7 +466,7 @@ class _Motions:
             cols |= {key: tuple(cols[key].tolist()) for key in _TEXTS}
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = template.rows(motions, points, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
-                            frames=tuple(f[:2] for f in resolved), frame=frame, file=np.full(len(st), self.file),
+                            frames=tuple(f[:2] for f in resolved), frame=frame,
                             held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame], **cols).compact()
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
@@ -470,12 +483,13 @@ class _Motions:
 
     def _shape(self, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""
-        option = st.group(i, "okey")
-        tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt")
+        texts = st.parts(i)
+        option = texts[_PART["okey"]]
+        tool, wobj, speed, value = self._leaves(st, i, "tool", "wobj", "speed", "opt", texts=texts)
         try:
-            self.check_zone_text(st.group(i, "zone") or "", speed)  # (refused by run_motion, at its place)
+            self.check_zone_text(texts[_PART["zone"]] or "", speed)  # (refused by run_motion, at its place)
             return (self.motion_frames(tool, wobj, local),
-                    self.motion_speed(st.group(i, "instr"), speed, {} if option is None else {option.lower(): value},
+                    self.motion_speed(texts[_PART["instr"]], speed, {} if option is None else {option.lower(): value},
                                       local, fallback=False))
         except (_Unsupported, InputError):
             return None

@@ -200,6 +200,7 @@ class _Walker(Flow, Motions, Values):
         self.started_threads: set[str] = set()
         self._discarded: list = []  # steps of passes taken back (Flow.settle), kept alive: their ids keyed tables
         self._templates: dict[int, tuple] = {}  # (Motions.moves_columns)
+        self._tool_frames: dict[bytes, tuple] = {}  # (Motions.tool_frames)
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level

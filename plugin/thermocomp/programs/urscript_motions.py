@@ -147,8 +147,9 @@ class Statements(RunStatements):
     ``names``: ``(offset in the token, name)`` read; the file's :attr:`template` (placed, :meth:`place`).
     """
 
-    STATEMENT = {**RunStatements.STATEMENT, "spans": "offsets", "values": "", "framed": "",
+    STATEMENT = {**RunStatements.STATEMENT, "spans": "offsets", "values": "", "literal": "", "framed": "",
                  "is_pose": ""}
+    ANY = {"n_framed": "framed", "n_poses": "is_pose"}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "#", 1)
@@ -176,6 +177,7 @@ class Statements(RunStatements):
                                          .translate(None, _NOT_NUMBER)).reshape(-1, 6)
         with np.errstate(invalid="ignore"):
             values[~np.all(np.abs(values) <= MAX_POSE_VALUE, axis=1)] = np.nan  # (NaN, inf: not <=)
+        self.literal = ~np.isnan(values[:, 0])  # (the columns read it)
         T = np.full((k, 4, 4), np.nan)
         rows = np.flatnonzero((b[literal] == ord("p")) & ~np.isnan(values[:, 0]))
         if rows.size:
@@ -191,10 +193,10 @@ class Statements(RunStatements):
         self.values, self.T_literal, self.framed, self.names = values, T, framed, names
         self.is_pose = b[literal] == ord("p")  # (p[...], pose_trans(frame, p[...]))
 
-    def place(self, lines, shift: np.ndarray) -> None:
+    def place(self, lines, shift: np.ndarray, file: int) -> None:
         """Besides the statements' rows (:meth:`RunStatements.place`): the :attr:`template` (a run's kinds, speeds
         and frames its own), each statement's instruction, point's text and literal (a pose's, else joints')."""
-        super().place(lines, shift)
+        super().place(lines, shift, file)
         names = [self.text[a:b] for a, b in self.spans[self.shape_first][:, NAME:NAME + 2].tolist()]
         self.template = MotionRun.of_columns(
             instruction=tuple(map(names.__getitem__, self.shape_of.tolist())), kind=np.zeros(len(self), dtype=np.int8),
@@ -206,6 +208,15 @@ class Statements(RunStatements):
         self.parsed = [whole.parsed[s] for s in self.shape_whole.tolist()]
         first, end = (bisect.bisect_left(whole.names, (at,)) for at in (place, place + len(self.text)))
         self.names = [(at - place, name) for at, name in whole.names[first:end]]
+
+
+def _speeds(parameters: tuple[str, float, float, float | None] | None) -> tuple:
+    """A run's shape's kind code, TCP speed [m/s], joint speed [rad/s], acceleration and stated time (None) from its
+    :func:`motion_parameters` (a shape the columns do not take, None: any, its statements are the general rules')."""
+    if parameters is None:
+        return 0, 1.0, np.inf, 1.0, None
+    kind, a, v, t = parameters
+    return _KIND_CODE[kind], np.inf if kind == JOINT else v, v if kind == JOINT else np.inf, a, t
 
 
 class Motions:
@@ -362,7 +373,7 @@ class Motions:
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
         else:
-            frames = ((np.eye(4), self.tool.copy()),)
+            frames = self.tool_frames()
             kept = self._templates.get(token.start_pos)
             segments, n_regular = kept or self.moves_columns(token, st, local, frames)
         self.count(n_regular, token)  # (the others count where the general rules run them)
@@ -382,36 +393,55 @@ class Motions:
         text, spans, (motions, points), template = st.text, st.spans, st.rows, st.template
         names = [template.instruction[motions.start + i] for i in st.shape_first.tolist()]  # (each shape's)
         table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]  # (kind, a, v, t; None)
-        regular = ~np.isnan(st.values[:, 0])
+        regular = st.literal
         if None in table:
-            regular &= np.array([s is not None for s in table], dtype=bool)[st.shape_of]
-        kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
-                                 dtype=float).reshape(-1, 4).T[:, st.shape_of]
+            regular = regular & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
+        # each shape's kind, TCP speed, joint speed, acceleration and time (a movej's speed a joint speed), by statement
+        kind, tcp_speed, joint_speed, a, t = np.array([_speeds(s) for s in table], dtype=float).T[:, st.shape_of]
         T = template.T_world_tcp[points]
-        framed = np.flatnonzero(st.framed & regular)
-        if framed.size:  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
+        framed = np.flatnonzero(st.framed & regular) if st.n_framed else ()
+        if len(framed):  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
             frame_names = [text[a:b] for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
             poses = {name: self._frame(name, local) for name in dict.fromkeys(frame_names)}
             product = np.stack([np.full((4, 4), np.nan) if poses[name] is None else poses[name].T
                                 for name in frame_names]) @ T[framed]
             with np.errstate(invalid="ignore"):
                 values = np.concatenate([product[:, :3, 3], rotvec_from_matrix(product[:, :3, :3])], axis=1)
+            regular = regular.copy()  # (this reading's own)
             regular[framed[~np.all(np.isfinite(values), axis=1)]] = False
             T = T.copy()
             T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
-        joint = kind == _KIND_CODE[JOINT]
         run = template.rows(
-            motions, points, kind=kind.astype(np.int8), tcp_speed=np.where(joint, np.inf, v),
-            joint_speed=np.where(joint, v, np.inf), acceleration=a, duration_s=t, T_world_tcp=T, frames=frames,
-            q=template.q[points, :0 if st.is_pose.all() else 6],
+            motions, points, kind=kind.astype(np.int8), tcp_speed=tcp_speed, joint_speed=joint_speed, acceleration=a,
+            duration_s=t, T_world_tcp=T, frames=frames,
+            q=template.q[points, :0 if st.n_poses == len(st) else 6],
         ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
         if not st.names:
             self._templates[token.start_pos] = done
         return done
 
+    def tool_frames(self) -> tuple:
+        """The frames of a run's motions, ``((T_world_frame, T_flange_tcp),)``: the world's and the tool in effect,
+        one pair (read only) per value of the tool, which every run moved with it shares."""
+        key = self.tool.tobytes()
+        if key not in self._tool_frames:
+            world, tool = np.eye(4), self.tool.copy()
+            world.flags.writeable = tool.flags.writeable = False
+            self._tool_frames[key] = ((world, tool),)
+        return self._tool_frames[key]
+
     def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
-        """:func:`motion_parameters` of a shape's :func:`_arguments`; None where the general rules must read it."""
+        """:func:`motion_parameters` of a shape's :func:`_arguments`; None where the general rules must read it. Of
+        numbers only, found once per shape of the file (every run of it reads the same)."""
+        if all(isinstance(value, float) for *_, value in found):
+            key = ("parameters", name, id(found))  # (found kept with it: its id stays its)
+            if key not in self._summaries:
+                self._summaries[key] = (found, self._parameters_of(name, found, local))
+            return self._summaries[key][1]
+        return self._parameters_of(name, found, local)
+
+    def _parameters_of(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
         if any(isinstance(value, float) and not math.isfinite(value) for *_, value in found):
             return None
         try:
