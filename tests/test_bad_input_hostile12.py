@@ -1,12 +1,20 @@
 """Hostile input found by the twelfth adversarial run (hostile12_attack.py), each test a class: many laser-tracker
-measurements (within the stated bound of 100,000) held memory quadratic in their count; ...
+measurements (within the stated bound of 100,000) held memory quadratic in their count; a file name a robot file,
+a mesh map or a scene gives that is longer than the file system allows was an OSError naming the name alone, not the
+file and line that gave it; ...
 """
 
 from __future__ import annotations
 
+import re
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
+import pytest
+from test_bad_input import case, refused  # noqa: F401  (fixture)
+
+from thermocomp.io.robots import robot_dir
 
 # ----- calibrate: the identifiability analysis of N measurements holds memory of N, not N^2
 
@@ -32,3 +40,61 @@ def test_the_identifiability_of_many_measurements_holds_no_square_matrix_of_them
     assert found.rank == 5
     np.testing.assert_allclose(found.singular_values[:5], np.linalg.svd(C, compute_uv=False)[:5], rtol=1e-10)
     assert found.V_identifiable.shape == (6, 5)
+
+
+# ----- a file name a file gives, longer than the file system allows (ENAMETOOLONG), is named at its line
+
+LONG = "x" * 300  # (past NAME_MAX, 255 bytes: stat() refuses the name itself)
+
+
+def _urdf_with_a_long_mesh(case: Path, capsys) -> int:
+    """irb140 as a URDF whose first mesh is named ``LONG``; the line of that mesh."""
+    from test_bad_input import run_cli
+
+    assert run_cli(capsys, ["robot", "export", "irb140", "--with-meshes", "--out", "r.urdf"])[0] == 0
+    text = (case / "r.urdf").read_text()
+    first = re.search(r'filename="([^"]*)"', text)
+    (case / "r.urdf").write_text(text.replace(first.group(1), f"{LONG}.stl"))
+    return text.count("\n", 0, first.start()) + 1
+
+
+def test_a_urdf_mesh_name_too_long_is_named_at_its_line(case, capsys):
+    """It was "thermocomp: error: xxx...xxx.stl: File name too long" (the OSError of Path.is_file, by the command
+    line's last resort), naming no robot file and no line."""
+    line = _urdf_with_a_long_mesh(case, capsys)
+    refused(case, capsys, ["robot", "export", "r.urdf", "--with-meshes", "--out", "o.urdf"], 1,
+            f"r.urdf, line {line}: link 'base': mesh file", "not found")
+
+
+@pytest.mark.parametrize("argv", [
+    ["compensate", "--robot", "r.urdf", "--deformation", "d.csv", "--static", "--targets", "t.csv", "--out", "o.csv"],
+    ["sim", "--robot", "r.urdf", "--no-scene", "--headless", "--deformation", "d.csv", "--static", "--targets", "t.csv",
+     "--out", "o.csv"],
+])
+def test_a_urdf_mesh_name_too_long_is_no_file_where_meshes_are_not_read(case, capsys, argv):
+    """A command that does not read the robot's meshes runs, as with a mesh file that is not there (it declares those
+    that exist as inputs, never to be written over): both stopped at that OSError."""
+    from test_bad_input import run_cli
+
+    _urdf_with_a_long_mesh(case, capsys)
+    code, out, err = run_cli(capsys, argv)
+    assert (code, err) == (0, "")
+    assert (case / "o.csv").stat().st_size > 0
+
+
+def test_a_mesh_map_csv_name_too_long_is_named_at_its_row(case, capsys):
+    meshes = case / "m"
+    meshes.mkdir()
+    for mesh in (robot_dir("irb140") / "meshes").iterdir():
+        (meshes / mesh.name).write_bytes(mesh.read_bytes())
+    (case / "map.csv").write_text(f"link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg\nbase,{LONG}.stl,0,0,0,0,0,0\n")
+    refused(case, capsys, ["inertia", "--robot", "irb140", "--meshes", "m", "--units", "m", "--total-mass", "98",
+                           "--mesh-map", "map.csv"], 1, "map.csv, line 2, column 'mesh': mesh file", "not found")
+
+
+def test_a_mesh_map_toml_folder_name_too_long_is_named_at_its_line(case, capsys):
+    (case / "mm.toml").write_text(f'thermocomp_meshes = 1\nmesh_unit = "m"\ndir = "{LONG}"\n[links.base]\n'
+                                  'visual = "x.stl"\n')
+    refused(case, capsys, ["sim", "--robot", "irb140", "--no-scene", "--meshes", "mm.toml", "--headless", "--deformation",
+                           "d.csv", "--static", "--targets", "t.csv", "--out", "o.csv"], 1,
+            "mm.toml, line 3, column 7: mesh map dir: expected an existing folder")
