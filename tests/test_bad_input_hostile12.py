@@ -1,11 +1,14 @@
 """Hostile input found by the twelfth adversarial run (hostile12_attack.py), each test a class: many laser-tracker
 measurements (within the stated bound of 100,000) held memory quadratic in their count; a file name a robot file,
 a mesh map or a scene gives that is longer than the file system allows was an OSError naming the name alone, not the
-file and line that gave it; ...
+file and line that gave it; a RAPID module's routines no cycle runs cost the uses of its names times their number
+(20,000 of them read in 42 s, 100,000 in more than 5 minutes); ...
 """
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import re
 import tracemalloc
 from pathlib import Path
@@ -98,3 +101,35 @@ def test_a_mesh_map_toml_folder_name_too_long_is_named_at_its_line(case, capsys)
     refused(case, capsys, ["sim", "--robot", "irb140", "--no-scene", "--meshes", "mm.toml", "--headless", "--deformation",
                            "d.csv", "--static", "--targets", "t.csv", "--out", "o.csv"], 1,
             "mm.toml, line 3, column 7: mesh map dir: expected an existing folder")
+
+
+# ----- RAPID: the routines no cycle runs cost what they hold, not their number times the uses of the module's names
+
+
+def _calls_to_read(path: Path) -> int:
+    """The Python function calls (and generator steps) :func:`read_program` makes to read ``path``, read once before."""
+    from thermocomp.programs.read import read_program
+
+    read_program(path)  # (the grammar and the lazy imports made before counting)
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        read_program(path)
+    finally:
+        profile.disable()
+    return pstats.Stats(profile).total_calls
+
+
+def test_a_rapid_module_of_routines_no_cycle_runs_reads_in_work_linear_in_them(tmp_path):
+    """Each use of a name was tested against every routine no cycle runs (is it a CONST read in one?): work of the uses
+    times the routines, 42 s for 20,000 routines of one motion each, more than 5 minutes for 100,000 (a module of 6
+    MB, within every stated bound). Counted in function calls, not timed: twice the routines, twice the work."""
+    target = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+    counts = []
+    for n in (500, 1000):
+        routines = "".join(f"  PROC r{k}()\n    MoveL p, v100, fine, tool0;\n  ENDPROC\n" for k in range(n))
+        path = tmp_path / f"m{n}.mod"
+        path.write_text(f"MODULE M\n  CONST robtarget p:={target};\n  PROC main()\n    MoveL p, v100, fine, tool0;\n"
+                        f"  ENDPROC\n{routines}ENDMODULE\n")
+        counts.append(_calls_to_read(path))
+    assert counts[1] / counts[0] < 2.2  # (it was 2.47 here, the ratio growing with the routines)
