@@ -2,7 +2,8 @@
 measurements (within the stated bound of 100,000) held memory quadratic in their count; a file name a robot file,
 a mesh map or a scene gives that is longer than the file system allows was an OSError naming the name alone, not the
 file and line that gave it; a RAPID module's routines no cycle runs cost the uses of its names times their number
-(20,000 of them read in 42 s, 100,000 in more than 5 minutes); ...
+(20,000 of them read in 42 s, 100,000 in more than 5 minutes); an output whose folder was removed while the run
+worked was named by its resolved path, not by its option and the name given; ...
 """
 
 from __future__ import annotations
@@ -133,3 +134,24 @@ def test_a_rapid_module_of_routines_no_cycle_runs_reads_in_work_linear_in_them(t
                         f"  ENDPROC\n{routines}ENDMODULE\n")
         counts.append(_calls_to_read(path))
     assert counts[1] / counts[0] < 2.2  # (it was 2.47 here, the ratio growing with the routines)
+
+
+# ----- an output whose folder goes away while the run works is named by its option, as given
+
+
+def test_an_output_whose_folder_is_removed_during_the_run_is_named_by_its_option(tmp_path, monkeypatch):
+    """It was "/tmp/.../sub/o.mod: cannot write: No such file or directory" (the temporary's folder, resolved), from
+    a folder removed after the outputs were checked and before the first was written."""
+    from thermocomp.errors import InputError
+    from thermocomp.io.job import Job
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    with Job() as job:
+        job.output("sub/o.mod", "--out")
+        job.check()
+        (tmp_path / "sub").rmdir()
+        with pytest.raises(InputError) as info:
+            job.write_text(Path("sub/o.mod"), "MODULE M\nENDMODULE\n")
+    assert str(info.value) == "--out sub/o.mod: cannot write: No such file or directory"
+    assert list(tmp_path.iterdir()) == []

@@ -516,7 +516,10 @@ class Job:
         if key not in self._staged:
             with held():  # (created and recorded for its removal as one step: an interrupt comes after both)
                 # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
-                self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
+                try:
+                    self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
+                except InputError as exc:  # (its folder removed since check(): the output as given, not resolved)
+                    raise InputError(exc.message, path=role.label) from None
             self._labels[key] = role.label
         return self._staged[key]
 
