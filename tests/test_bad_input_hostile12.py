@@ -3,7 +3,8 @@ measurements (within the stated bound of 100,000) held memory quadratic in their
 a mesh map or a scene gives that is longer than the file system allows was an OSError naming the name alone, not the
 file and line that gave it; a RAPID module's routines no cycle runs cost the uses of its names times their number
 (20,000 of them read in 42 s, 100,000 in more than 5 minutes); an output whose folder was removed while the run
-worked was named by its resolved path, not by its option and the name given; ...
+worked was named by its resolved path, not by its option and the name given; the CoppeliaSim add-on's request file,
+an input, was overwritten by the run's log when its ``--report`` named it; ...
 """
 
 from __future__ import annotations
@@ -155,3 +156,17 @@ def test_an_output_whose_folder_is_removed_during_the_run_is_named_by_its_option
             job.write_text(Path("sub/o.mod"), "MODULE M\nENDMODULE\n")
     assert str(info.value) == "--out sub/o.mod: cannot write: No such file or directory"
     assert list(tmp_path.iterdir()) == []
+
+
+# ----- coppeliasim addon-run: the request file is an input of the run it asks for
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    (["--timeout-s", "1"], ["the following arguments are required: --deformation"]),  # (argparse refuses the request)
+    (["--timeout-s", "1", "--deformation", "d.csv"], ["--report r.txt: would overwrite the input r.txt (REQUEST)"]),
+])
+def test_an_addon_request_whose_report_is_the_request_is_not_written_over(case, capsys, options, words):
+    """Both wrote the run's log (its error) over the request: an output onto an input."""
+    (case / "r.txt").write_text("\n".join(["thermocomp-addon-request/1", "coppeliasim", "show", "--port", "1", *options,
+                                           "--report", "r.txt"]) + "\n")
+    refused(case, capsys, ["coppeliasim", "addon-run", "r.txt"], 1, *words)
