@@ -5,14 +5,18 @@ file and line that gave it; a RAPID module's routines no cycle runs cost the use
 (20,000 of them read in 42 s, 100,000 in more than 5 minutes); an output whose folder was removed while the run
 worked was named by its resolved path, not by its option and the name given; the CoppeliaSim add-on's request file,
 an input, was overwritten by the run's log when its ``--report`` named it; URScript functions defined one inside
-another cost the square of their depth (20,000 did not end in 5 minutes): past 32 they are refused.
+another cost the square of their depth (20,000 did not end in 5 minutes): past 32 they are refused; the sweep of
+stale temporaries removed a user's files named ``.tc-<a number>-...``, the run's own input included.
 """
 
 from __future__ import annotations
 
 import cProfile
+import os
 import pstats
 import re
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 
@@ -197,3 +201,31 @@ def test_urscript_functions_nested_past_the_bound_are_refused_at_the_deepest(kin
     assert str(info.value) == (f"p.script, line {deepest + 1}, column 3: function f{deepest - 1} is defined "
                                f"{deepest + 1} deep, inside {deepest} others: the reader follows functions at most "
                                f"{deepest} deep")
+
+
+# ----- the sweep of stale temporaries removes only names thermocomp makes, never an input of the run
+
+
+def test_the_sweep_of_stale_temporaries_leaves_a_users_files_and_the_runs_inputs(case, capsys):
+    """``--targets .tc-424242-t.csv`` was removed by the run's own sweep before it was read ("file not found"), and
+    ``.tc-424242-notes.txt`` beside the output with it: any name of the prefix and a number whose process was gone.
+    A temporary's whole name is matched now, and no input is removed whatever its name (one named exactly as a
+    temporary is: the targets here)."""
+    from test_bad_input import run_cli
+
+    from thermocomp.io.job import TEMPORARY_PREFIX
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    users = case / f"{TEMPORARY_PREFIX}{gone.pid}-t.csv"
+    notes = case / f"{TEMPORARY_PREFIX}{gone.pid}-notes.txt"
+    shaped = case / f"{TEMPORARY_PREFIX}{gone.pid}-abcdefgh.csv"  # (the input, named as a temporary is)
+    stale = case / f"{TEMPORARY_PREFIX}keep-{gone.pid}-abc_e9gh.csv"  # (what a run killed hard leaves)
+    for path in (users, notes, stale):
+        path.write_text("mine\n")
+    shaped.write_bytes((case / "t.csv").read_bytes())
+    code, out, err = run_cli(capsys, ["compensate", "--deformation", "d.csv", "--targets", shaped.name, "--static",
+                                      "--out", "o.csv"])
+    assert (code, err) == (0, "")
+    assert users.read_text() == notes.read_text() == "mine\n" and shaped.exists() and not stale.exists()
+    assert os.path.getsize(case / "o.csv") > 0
