@@ -8,9 +8,10 @@ fetched program (the class was found on a screwing station of held-out-23). The 
 pass: the writer tables it, walked by a pass counter advanced before the motion (``tcPassN := tcPassN MOD n + 1``).
 A condition around the whole loop runs all its passes or none (or whole rounds of them, a WHILE), so the counter
 stays in step: each pass is compensated, the written program read back reaches each pass's programmed pose on the
-warm robot. A condition that can skip some runs of a table and not others (one around the motion inside the loop,
-between nested loops, around one of two calls of a routine holding the loop) would put the counter out of step:
-refused as before, at the motion's line, with the same message.
+warm robot. A condition that can skip some runs of a table and not others would put the counter out of step: where
+it stands inside the loops, around the motion, the index is set from the loops' counters instead
+(tests/test_programs_loopidx.py); around one of two calls of a routine holding the loop, one call under no
+condition, it stays refused, at the motion's line, with the same message.
 """
 
 from __future__ import annotations
@@ -106,15 +107,9 @@ def test_a_fixed_loop_under_a_condition_around_it_is_compensated_pass_by_pass(tm
     assert written.count(f"tcPassN1 := 0;\n{loop}\n") == resets  # (set where the loop starts: each walk afresh)
 
 
-#: bodies where the condition can skip some runs of a table and not others: the motion's line
+#: bodies where the condition can skip some runs of a table and not others, and no counter indexes every run
 SKIPPING = {
-    "if around the motion inside the FOR": ("    FOR i FROM 1 TO 4 DO\n      IF DInput(di1) = 1 THEN\n        "
-                                            + MOTION + "\n      ENDIF\n    ENDFOR\n", ""),
-    "if between nested FORs": ("    FOR i FROM 1 TO 3 DO\n      IF DInput(di1) = 1 THEN\n" + FOR.replace("    ", "      ")
-                               + "      ENDIF\n    ENDFOR\n", ""),
     "one of two calls under an if": ("    go;\n    IF DInput(di1) = 1 THEN\n      go;\n    ENDIF\n", "routine"),
-    "two cases of a TEST": ("    TEST GInput(giMode)\n    CASE 1:\n      go;\n    CASE 2:\n      go;\n    ENDTEST\n",
-                            "routine"),
 }
 
 
@@ -170,12 +165,3 @@ def test_a_counted_urscript_while_under_a_condition_around_it_is_compensated_pas
     assert not reread.unsupported and len(reread.points) == size
     assert_ur_reached(chain, table, path, reread, [T0 @ transform(np.eye(3), list(shift)) for shift in shifts])
 
-
-def test_a_counted_urscript_while_with_an_if_around_its_motion_stays_refused(tmp_path, rng):
-    src = ("def prog():\n  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n  p0 = p[0.4, -0.1, 0.3, 0, 3.1416, 0]\n  i = 0\n"
-           "  while i < 4:\n    if get_standard_digital_in(0):\n"
-           "      movel(pose_trans(p0, p[0, 0, i * 0.01, 0, 0, 0]))\n    end\n    i = i + 1\n  end\nend\nprog()\n")
-    path = tmp_path / "prog.script"
-    path.write_text(src)
-    found = read_program(path).unsupported
-    assert [(f.message, f.line) for f in found] == [(REFUSED.replace("MoveL", "movel"), 7)]

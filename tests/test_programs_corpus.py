@@ -82,6 +82,8 @@ _GATHERINGS = [
     ("held-out-23", 21, 10, ("rapid", 21), None, ()),
     ("held-out-24", 26, 14, ("urscript", 26), None, ()),
     ("held-out-25", 12, 10, ("urscript", 11), None, ()),
+    ("held-out-26", 20, 11, ("rapid", 20), None, ()),
+    ("held-out-27", 21, 10, ("urscript", 21), None, ()),
 ]
 
 

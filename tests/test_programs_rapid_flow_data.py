@@ -85,7 +85,7 @@ def test_a_motion_run_with_another_value_on_another_path_is_refused_naming_the_d
     assert all(m.line != motion for m in prog.motions)  # (left as written)
     # the constructs' notes count only the motions compensated: here none, the refused runs stay as written
     notes = [f.message for f in prog.notes if "not resolved before running" in f.message]
-    assert notes and all("stay as written" in n and "are compensated" not in n for n in notes), notes
+    assert notes and all("left as written: " in n and "are compensated" not in n for n in notes), notes
 
 
 def test_after_the_join_a_datum_with_more_than_one_value_is_refused_naming_its_assignment(tmp_path):

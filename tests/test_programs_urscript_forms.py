@@ -221,14 +221,15 @@ def test_a_plain_motion_alone_in_a_branch_that_never_runs_is_named():
 def test_a_library_function_run_as_the_program_names_its_parameters_and_a_name_nothing_sets():
     """A file holding one function with parameters (a library, run as the program): a motion reading a parameter is
     refused saying that no call gives it a value; a parameter's default is its value; a name nothing in the file
-    sets is named as such."""
+    sets is named as such (an acceleration: the motion is compensated, timed at the default, the note names it)."""
     text = ("def move(x, z=0.3):\n  movel(p[x, .1, z, 0, 3.14, 0])\n  movel(p[.4, .1, z, 0, 3.14, 0])\n"
             "  movel(p[.4, .1, z, 0, 3.14, 0], a=accel)\nend\n")
     prog = urscript_program_from_text(text, "lib.script")
-    assert _lines(prog) == [3]
-    assert [(f.line, f.column) for f in prog.unsupported] == [(2, 11), (4, 37)]
+    assert _lines(prog) == [3, 4]
+    assert [(f.line, f.column) for f in prog.unsupported] == [(2, 11)]
     assert "it is a parameter of move, which runs as the program" in prog.unsupported[0].message
-    assert "accel has no value here: nothing before this point in the file gives it one" in prog.unsupported[1].message
+    assert [(n.line, n.column) for n in prog.notes if "accel has no value here: nothing before this point in the file "
+            "gives it one" in n.message and "movel's a is taken as its default a=1.2" in n.message] == [(4, 37)]
 
 
 # ----- arrays and matrices (the manual's "Matrix and Array Expressions")

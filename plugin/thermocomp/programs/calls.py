@@ -97,7 +97,8 @@ class Texts:
         ``scan()`` reads the task's names once, where a point is named (a program of inline targets never does), and
         gives ``uses(tabled)``: the task-wide offsets of every use of each name (``fold`` of it) outside the texts
         ``tabled`` (written as tables). A finding per clashing call goes to ``unsupported``, a note per motion left
-        as written to ``notes``."""
+        as written to ``notes``; the notes on constructs not resolved name the motions still followed
+        (:func:`recount_unresolved`, their registry the extra's ``"unresolved"``)."""
         scanned = functools.cache(scan)
 
         def uses(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
@@ -134,7 +135,21 @@ class Texts:
                                           "different targets there", motion.statement.line, motion.statement.column,
                                           motion.file))
         steps = without(steps, left)
-        return steps, {**self._call_sites(steps), **self._table_reads(steps, uses, fold, unfollowed)}
+        self.notes[:], self.unresolved_notes = recount_unresolved(self.notes, self.unresolved_notes, {
+            key for step in steps if isinstance(step, MotionRun)
+            for key in zip(step.file.tolist(), step.statement[:, 2].tolist())})
+        return steps, {**self._call_sites(steps), **self._table_reads(steps, uses, fold, unfollowed),
+                       "unresolved": self.unresolved_notes}
+
+    def note_unresolved(self, word: str, rows: list[tuple[int, int]], where: tuple, why: str = "") -> Finding:
+        """The note on a construct ``word`` at ``where`` (line, column, file) not resolved before running (``why``),
+        ``rows`` the ``(file, line)`` of each run of its motions followed (each motion counted once); kept in
+        :attr:`unresolved_notes` for :func:`recount_unresolved`."""
+        rows = list(dict.fromkeys(rows))
+        note = unresolved_note(word, [line for _, line in rows], where, why)
+        if rows:
+            self.unresolved_notes[note] = (word, rows, why)
+        return note
 
     def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
                  unfollowed: set[int]) -> list[MotionRun | Wait]:
@@ -249,6 +264,22 @@ def note_found_nowhere(notes: list[Finding], sites: Iterable[tuple[str, int, int
     return tuple((name, file, line, column) for _, file, line, column, name, own in ordered if own)
 
 
+def recount_unresolved(notes: Sequence[Finding], unresolved: dict, followed: Collection[tuple[int, int]]
+                       ) -> tuple[list[Finding], dict]:
+    """``notes`` with each note on a construct not resolved (``unresolved``: the note -> its word, the ``(file,
+    line)`` of its motions and why, :meth:`Texts.note_unresolved`) naming only its motions still ``followed`` (``(file,
+    line)`` each: not refused after the note was made, nor left as written), the others counted as staying as
+    written; and ``unresolved`` keyed by the notes as they now read."""
+    notes, recounted = list(notes), {}
+    for note, (word, rows, why) in unresolved.items():
+        left = [line for file, line in rows if (file, line) in followed]
+        if len(left) < len(rows) and note in notes:
+            notes[notes.index(note)] = note = unresolved_note(word, left, (note.line, note.column, note.file), why,
+                                                              kept=len(rows) - len(left))
+        recounted[note] = (word, rows, why)
+    return notes, recounted
+
+
 def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", kept: int = 0) -> Finding:
     """The note on a construct ``word`` whose course is not resolved before running (``why``), at ``where`` (line,
     column, file), naming the ``lines`` of its motions compensated and how many runs are ``kept`` as written."""
@@ -256,7 +287,7 @@ def unresolved_note(word: str, lines: list[int], where: tuple, why: str = "", ke
     held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
     if kept:
-        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
+        held += f"; left as written: {kept} of its motion(s) (the report says why for each)"
     return Finding(f"{word}: not resolved before running ({why or 'its outcome or count is known only while running'}"
                    f"); {held}", *where)
 

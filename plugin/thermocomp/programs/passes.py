@@ -88,13 +88,14 @@ def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
     return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file[points] == run.file[rows])
 
 
-def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> None:
+def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], counted: dict[int, tuple]) -> None:
     """Record in ``per_pass`` (text ``(start, end)`` -> a tuple of the calls that run it, :data:`.calls.Call` each in
     the order they run; texts run by the same calls share one) the texts at their motions that the calls of their
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
     each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
     elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
-    in ``in_call`` and ``beside``, the ids of a thread's steps, too): the table holds every run."""
+    in ``in_call``, ``beside``, the ids of a thread's steps, and ``counted``, the counters known at each motion under
+    a condition, :func:`_by_counters`, too): the table holds every run."""
     frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
@@ -107,6 +108,8 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int]) -> 
             if new is not step and id(step) in beside:
                 beside.discard(id(step))
                 beside.add(id(new))
+            if new is not step and id(step) in counted and counted[id(step)][0] is step:
+                counted[id(new)] = (new, *counted.pop(id(step))[1:])
         steps[k] = moved.get(id(step), step)
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
@@ -165,7 +168,8 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
 
 
 def settle(walker: calls.Texts, conditional: set[int], construct, location, written: Callable[[calls.Call], str]
-           ) -> tuple[frozenset[tuple[int, int]], dict[tuple[int, int], tuple[int, ...]], dict[tuple[int, int], int]]:
+           ) -> tuple[frozenset[tuple[int, int]], dict[tuple[int, int], tuple[int, ...]], dict[tuple[int, int], int],
+                      frozenset[tuple[int, int]]]:
     """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
     of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
     runs in the cycle's fixed order (at no line of ``conditional``, or all its runs in one walk of a loop run
@@ -175,18 +179,24 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     taken still where each run stands in a call whose every run needs it with one target and tool: a table of one
     entry a call, its index set before each call (:func:`_by_call`; ``written(call)``: the call's text as written).
 
-    Returns the texts taken, of those indexed by their calls each run's call (``(file << 40) + start`` of its
-    statement, in the order the runs go), and of those all of whose runs one walk of a loop holds where that loop's
-    statement starts (``(file << 40) + start``: their counter is set there, so a condition around the loop or a pass
-    left early leaves the next walk to start afresh). The motions of the others are dropped from ``walker.steps`` (left as
+    A text whose runs stand under such a condition inside the loops is taken still where the counters known at its
+    motion tell apart every two runs that need another target or tool: a table of one entry a pass, its index set
+    before the motion from those counters (:func:`_by_counters`), whatever the conditions decide.
+
+    Returns the texts taken, of those indexed by their calls or motions each run's :func:`_slots` (``(file << 40) +
+    start`` of the statement setting the index, in the order the runs go), of those all of whose runs one walk of a
+    loop holds where that loop's statement starts (``(file << 40) + start``: their counter is set there, so a
+    condition around the loop or a pass left early leaves the next walk to start afresh), and those indexed at their
+    motions. The motions of the others are dropped from ``walker.steps`` (left as
     written), a finding for each text refused (at its first motion) added to ``walker.unsupported``, and a note at
     each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
     group of calls to ``walker.notes``.
     """
     beside = getattr(walker, "beside", set())  # (a thread's steps: its calls may set an index as the program's do)
-    take_calls(walker.steps, walker._in_call, walker.per_pass, beside)
+    counters_of = walker.motion_counters  # (each motion under a condition not resolved: its counters, _by_counters)
+    take_calls(walker.steps, walker._in_call, walker.per_pass, beside, counters_of)
     if not walker.per_pass:
-        return frozenset(), {}, {}
+        return frozenset(), {}, {}, frozenset()
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
     compact = getattr(walker, "compact_ifs", {})  # (RAPID: by (file, start) of the statement each holds)
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
@@ -209,6 +219,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     bad = set()
     by_call: dict[tuple[int, int], tuple[calls.Call, ...]] = {}  # the texts indexed by their calls: each run's call
     slots: dict[tuple[int, int], tuple] = {}  # and its slot (:func:`_slots`)
+    at_motion: set[tuple[int, int]] = set()  # the texts indexed at their motions (:func:`_by_counters`)
     why: dict[tuple[int, int], str] = {}  # and why a counter walking the cycle's order could not
     left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for key, motions in runs.items():
@@ -234,10 +245,16 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
                        "advance its pass counter (write the IF with THEN ... ENDIF)")
         else:
             continue
-        called, differing = (None, None) if key not in why or any(id(steps[k]) in beside for k, _, _ in motions) \
+        threaded = any(id(steps[k]) in beside for k, _, _ in motions)
+        called, differing = (None, None) if key not in why or threaded \
             else _by_call(steps, walker._in_call, motions, runs_of_calls)
         if called is not None:
             by_call[key], slots[key] = tuple(walker._in_call[id(steps[k])] for k, _, _ in motions), called
+            continue
+        counted = None if not under or key in heads or threaded else _by_counters(steps, motions, counters_of)
+        if counted is not None:  # (a motion under a condition inside the loops: its index from their counters)
+            slots[key] = counted
+            at_motion.add(key)
             continue
         if differing is not None:
             name, where, *_ = differing
@@ -251,17 +268,20 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
             left[k].add(row)
         refused.append(Finding(message, line, column, int(steps[motions[0][0]].file[motions[0][1]])))
     taken = frozenset(key for key in runs if key not in bad)
-    loops: dict[object, tuple[object, str | None, set[int]]] = {}  # each loop, or calls: why indexed by call, lines
+    loops: dict[object, tuple] = {}  # each loop, or calls: why indexed by call, the counters indexing it, lines
     for key in taken:
         indexed = why[key] if key in by_call else None
         if indexed and any(terms for _, _, terms in slots[key]):
             indexed += "; a call in a loop whose passes need different targets: one entry a pass, its index " \
                        "computed from the counters known at the call"
         loop = tuple(dict.fromkeys(by_call[key])) if indexed else per_pass[key]  # (indexed: each call once)
-        loops.setdefault((loop, indexed) if indexed else id(loop), (loop, indexed, set()))[2].add(
-            at(*runs[key][0])[1])
+        counted = key in at_motion
+        group = loops.setdefault((loop, indexed) if indexed else (id(loop), counted), (loop, indexed, {}, set()))
+        if counted:
+            group[2].update((name, None) for _, _, terms in slots[key] for name, *_ in terms)
+        group[3].add(at(*runs[key][0])[1])
     notes = []
-    for loop, indexed, lines in loops.values():
+    for loop, indexed, counters, lines in loops.values():
         if isinstance(loop, tuple):  # (the calls of a routine, :func:`take_calls`: named by them, at the first)
             named: dict[str, list[str]] = defaultdict(list)
             for name, where, *_ in loop:
@@ -275,6 +295,9 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
             what, unit, place = construct(loop), "pass", location(loop)
         how = (f"written as a table of corrected targets, one entry a call, each call setting its index before it "
                f"(a pass counter cannot follow the calls: {indexed})" if indexed else
+               "written as a table of corrected targets, its index set before the motion from the counters of the "
+               f"loops around it ({', '.join(counters)}; a pass counter cannot follow a condition known only while "
+               "running around the motion)" if counters else
                "written as a table of corrected targets the program walks with a pass counter")
         notes.append(Finding(f"{what}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} "
                              f"differ from {unit} to {unit}: each {unit} is compensated, and {how} (docs/programs.md, "
@@ -283,42 +306,73 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     walker.steps[:] = calls.without(steps, left)
     walker.unsupported.extend(refused)
     walker.notes.extend(notes)
-    return taken, slots, {key: head for key, head in heads.items() if key in taken}
+    return taken, slots, {key: head for key, head in heads.items() if key in taken}, frozenset(at_motion)
 
 
 def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[int, int, int]],
              runs_of_calls: dict[int, tuple]) -> tuple[tuple[tuple[int, int, tuple], ...] | None, calls.Call | None]:
     """Each run's call (its :func:`_slots`) of ``motions`` (``(step, motion row, point)`` each, the runs of one text),
     where every call with arguments that runs them runs the text with one target and tool each time, or each pass of
-    the FOR loops around it (``runs_of_calls``: :meth:`.rapid_calls._Calls._call_index`); else None, and the first
+    the FOR loops around it (``runs_of_calls``: :meth:`.rapid_calls._Calls.index_site`); else None, and the first
     call statement that runs it with another on another run (None: a run stands in no such call, or one run of a call
     runs the text with several targets: a loop inside the routine)."""
     called = [in_call.get(id(steps[k])) for k, _, _ in motions]
     if None in called:
         return None, None
-    slots = _slots(tuple(called), runs_of_calls)
-    first: dict[tuple, tuple] = {}  # each call statement and slot: its first run's target, tool and call
-    for (k, _, i), call, (at, slot, _) in zip(motions, called, slots):
+    runs = []  # each run: where its call statement sets the index, its counters
+    for call in called:
+        default = (None, ((call[2] if len(call) > 2 else 0) << 40) + call[1].start, ())
+        runs.append(runs_of_calls.get(id(call), default)[1:])
+    slots = _slots(runs)
+    clash = _clash(steps, motions, slots)
+    if clash is not None:
+        first, other = (called[n] for n in clash)
+        return None, None if first is other else other
+    return slots, None
+
+
+def _by_counters(steps: list, motions: list[tuple[int, int, int]], counted: dict[int, tuple]
+                 ) -> tuple[tuple[int, int, tuple], ...] | None:
+    """Each run's :func:`_slots` of ``motions`` (``(step, motion row, point)`` each, the runs of one text, each under
+    a condition known only while running), its index set before its motion from the counters known there
+    (``counted``: id of a step -> it, where its index is set, None for its statement, and those counters,
+    :meth:`.rapid_calls._Calls.index_site`), where they tell apart every two runs that need another target or tool;
+    else None. The loops' counters decide the pass, whatever path the controller takes through the conditions."""
+    runs = []  # each run: where its index is set, its counters
+    for k, row, _ in motions:
+        step = steps[k]
+        held = counted.get(id(step))
+        if held is None or held[0] is not step:  # (a run under no such condition; an id reused)
+            return None
+        at = held[1] if held[1] is not None else (int(step.file[row]) << 40) + int(step.statement[row, 0])
+        runs.append((at, held[2]))
+    slots = _slots(runs)
+    return slots if _clash(steps, motions, slots) is None else None
+
+
+def _clash(steps: list, motions: list[tuple[int, int, int]], slots: tuple[tuple[int, int, tuple], ...]
+           ) -> tuple[int, int] | None:
+    """The first two runs of ``motions`` (their places in it) of one slot (``slots``: :func:`_slots`) with another
+    target or tool; None where each slot's runs need one."""
+    first: dict[tuple, tuple] = {}  # each statement and slot: its first run's target, tool and place
+    for n, ((k, _, i), (at, slot, _)) in enumerate(zip(motions, slots)):
         step = steps[k]
         q_len = int(step.q_len[i])
         target = step.q[i, :q_len] if q_len else step.T_world_tcp[i]
         tool = step.frames[step.frame[i]][1]
-        seen = first.setdefault((at, slot), (target, tool, call))
+        seen = first.setdefault((at, slot), (target, tool, n))
         if not (np.array_equal(seen[0], target) and np.array_equal(seen[1], tool)):
-            return None, None if seen[2] is call else call
-    return slots, None
+            return seen[2], n
+    return None
 
 
-def _slots(called: tuple[calls.Call, ...], runs_of_calls: dict[int, tuple]) -> tuple[tuple[int, int, tuple], ...]:
-    """Each run's ``(at, slot, terms)`` of a table indexed by its calls ``called`` (:func:`_by_call`): ``at`` where its
-    call statement sets the index (the task-wide offset, ``file << 40`` added), ``slot`` its pass among the statement's
-    (0 where the counters known at the call, ``runs_of_calls``, do not tell its runs apart), ``terms`` how the program
-    computes the slot: ``(counter, least value, step, stride)`` of each counter whose whole values differ between its
-    runs, outer loops first (``slot = sum((counter - least) DIV step * stride)``; none: one slot)."""
-    runs = []  # each run: where its statement sets the index, its counters
-    for call in called:
-        default = (None, ((call[2] if len(call) > 2 else 0) << 40) + call[1].start, ())
-        runs.append(runs_of_calls.get(id(call), default)[1:])
+def _slots(runs: list[tuple[int, tuple]]) -> tuple[tuple[int, int, tuple], ...]:
+    """Each run's ``(at, slot, terms)`` of a table indexed where its runs stand (``runs``: ``(at, counters)`` each,
+    :func:`_by_call`, :func:`_by_counters`): ``at`` where its statement (a call's, a motion's) sets the index (the
+    task-wide offset, ``file << 40`` added), ``slot`` its pass among the statement's (0 where the counters known there,
+    ``(name, value)`` each, do not tell its runs apart), ``terms`` how the program computes the slot: ``(counter,
+    least value, step, stride)`` of each counter whose whole values differ between its runs, outer loops first
+    (``slot = sum((counter - least) DIV step * stride)``; none: one slot)."""
     terms_of: dict[int, tuple] = {}
     for at in dict.fromkeys(at for at, _ in runs):
         counters = [dict(counters) for a, counters in runs if a == at]
@@ -398,6 +452,9 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     counters: dict[tuple, str] = {}  # a motion statement's span, or the calls indexing a table: its counter
     motions: dict[int, set[tuple[int, int]]] = defaultdict(set)  # the motions (statements) of each file's tables
     indexed: set[int] = set()  # the files holding tables indexed by their calls
+    counted: set[int] = set()  # and by the counters known at their motions (:func:`_by_counters`)
+    at_motion = prog.extra.get("per_motion") or frozenset()  # (those tables)
+    motion_sites: set[int] = set()  # where those set their indices
     at_calls: dict[int, list[str]] = defaultdict(list)  # each call indexing tables: the statements setting them
     at_heads: dict[int, dict[str, None]] = defaultdict(dict)  # each such loop: the statements setting counters
     for number, key in enumerate(sorted(found), start=1):
@@ -414,8 +471,9 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             entries = [values[i] for i in idx.tolist()]
             called = by_call.get(key)
             if called is not None:  # (one entry a call, or a pass of a call: :func:`settle`, set before it)
-                entries, s_key = _entries_by_call(prog, idx, called, values)
-                indexed.add(start)
+                entries, s_key = _entries_by_call(prog, idx, called, values, key in at_motion)
+                (counted if key in at_motion else indexed).add(start)
+                motion_sites.update(at for at, _, _ in s_key if key in at_motion)
             if s_key not in counters:
                 counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
                 scope = "LOCAL " if called is None or {_file_start(text, at) for at, _, _ in s_key} == {start} else ""
@@ -435,14 +493,15 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
             lookup = f"{name}{{{counters[s_key]}}}" if rapid else f"{name}[{counters[s_key]}]"
         for i in idx.tolist():
             values[i] = lookup
-    for at, statements in at_calls.items():
-        edits.append(_before(prog, at, statements, call=True))
+    for at, statements in at_calls.items():  # (a motion's: before it on its line, as a pass counter's)
+        edits.append(_before(prog, at, statements, call=at not in motion_sites))
     for at, statements in at_heads.items():
         edits.append(_before(prog, at, list(statements)))
     notes = list(dict.fromkeys(notes))
     for start, lines in declarations.items():
         note = (f"thermocomp: {len(motions[start])} motion(s) whose target differs from pass to pass, each a table of "
-                f"corrected targets walked by a pass counter{' or indexed by its calls' * (start in indexed)} "
+                f"corrected targets walked by a pass counter{' or indexed by its calls' * (start in indexed)}"
+                f"{' or indexed by the counters of its loops' * (start in counted)} "
                 "(docs/programs.md).")
         heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
                    "counters)."] if rapid else [f"# {note}"]
@@ -557,13 +616,15 @@ def _before(prog: RobotProgram, start: int, statements: list[str], *, call: bool
 
 
 def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[int, int, tuple], ...],
-                     values: list[str | None]) -> tuple[list[str | None], tuple[tuple[int, tuple, int], ...]]:
+                     values: list[str | None], at_motion: bool = False
+                     ) -> tuple[list[str | None], tuple[tuple[int, tuple, int], ...]]:
     """The entries of a table indexed by its calls (the texts ``values`` of its runs ``idx``, whose calls are
     ``called``: ``(at, slot, terms)`` each, :func:`_slots`) and its layout, ``(at, terms, count)`` of each call
     statement in the order they first run: its runs' value, one entry (``terms`` none), where they need one; else
     one entry a slot (its pass, from the counters known at the call, ``count`` slots; a slot no run takes holds its first
     value, never read). Refused where runs of one slot need different values (a time law: the runs of a call in a
-    loop at different minutes, no counter known at the call telling them apart)."""
+    loop at different minutes, no counter known at the call telling them apart). A table indexed ``at_motion``
+    (:func:`_by_counters`): its motion sets its own index, as the only call."""
     if len(called) != len(idx):
         raise AssertionError(f"expected a call for each of the {len(idx)} runs of a table, got {len(called)}")
     sites: dict[int, list[tuple[int, int, tuple]]] = {}  # each call statement: its runs (point, slot, terms)
@@ -580,8 +641,15 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[in
             if not terms or by_slot.setdefault(slot, values[i]) != values[i]:
                 run = prog.run
                 row = run.row_of_points()[i]
-                counters = (f"the counters known at the call ({', '.join(name for name, *_ in terms)}) do not tell "
-                            "them apart" if terms else "no counter known at the call tells them apart")
+                where = "motion" if at_motion else "call"
+                counters = (f"the counters known at the {where} ({', '.join(name for name, *_ in terms)}) do not "
+                            f"tell them apart" if terms else f"no counter known at the {where} tells them apart")
+                if at_motion:
+                    raise InputError(f"{run.instruction[row]} here runs {len(runs)} times under a condition known "
+                                     "only while running, and its runs need different corrections (each at its own "
+                                     f"minute): {counters} (a loop in a routine calling this one is not seen from the "
+                                     "motion); compensate for one minute instead (--at-minute)",
+                                     path=prog.path, row=prog.text.count("\n", 0, at) + 1)
                 raise InputError(f"the call here runs {run.instruction[row]} at line {int(run.statement[row, 2])} "
                                  f"{len(runs)} times, and its runs need different corrections (each at its own "
                                  f"minute): one entry a call cannot hold them, and {counters} (one entry a pass is "
@@ -597,13 +665,14 @@ def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[in
 
 
 def _index_text(base: int, terms: tuple[tuple[str, int, int, int], ...], rapid: bool) -> str:
-    """The index a call statement sets: ``base``, its first entry, plus its slot computed from the counters
+    """The index a call or motion statement sets: ``base``, its first entry, plus its slot computed from the counters
     ``terms`` (``(counter, least value, step, stride)`` each, :func:`_slots`; RAPID's ``DIV``, URScript's
-    ``floor``)."""
+    ``floor``, also of a step of 1: a URScript number holding a whole value may be a float, and a list's index is an
+    integer)."""
     parts, constant = [], base
     for name, first, step, stride in terms:
         if step == 1:  # (first folded into the constant)
-            part, constant = name, constant - first * stride
+            part, constant = name if rapid else f"floor({name})", constant - first * stride
         else:
             shifted = name if first == 0 else f"({name} - {first})" if first > 0 else f"({name} + {-first})"
             part = f"{shifted} DIV {step}" if rapid else f"floor({shifted} / {step})"

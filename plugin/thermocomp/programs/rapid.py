@@ -229,6 +229,10 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
+        self.stand_from = 0  # the first step a motion where the robot stands may be (_Motions.standing_value)
+        self.stood: dict[int, tuple[_Data, Tree]] = {}  # id of a datum computed from where the robot stands: it, where
+        self._stood_reads = 0  # reads of where the robot stands so far (and of data computed from it)
+        self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment reading it where it is not known: why
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)
@@ -239,7 +243,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self._arguments_run: list[tuple[str, ...] | None] = []  # and what their calls bound (:meth:`_arguments`)
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
-        self._conditional_notes: dict = {}  # the note of each construct not resolved -> (it, its motions' lines)
+        self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
@@ -247,6 +251,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self.call_runs: dict[int, tuple] = {}  # id of such a call -> it, where its index is set, its FOR counters
+        self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
+        # its index is set (None: at each of its statements), the counters known there (:meth:`_Calls.index_site`)
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._by_reference: dict[int, frozenset[str]] = {}  # the same -> its INOUT, VAR and PERS parameters' keys

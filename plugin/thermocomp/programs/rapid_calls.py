@@ -572,7 +572,7 @@ class _Calls(calls.Texts):
                                    *_location(statement), self.file))
             return
         self.visited.add(key)
-        first = len(self.steps)
+        first, stood_reads = len(self.steps), self._stood_reads
         self._quiet += [name] if quiet else []
         try:
             if scope is not None:
@@ -583,23 +583,24 @@ class _Calls(calls.Texts):
         if quiet or scope is None:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
             for read in set(self._first_read) - read_before:
                 del self._first_read[read]
-        if scope:
+        if scope or self._stood_reads != stood_reads:  # (its arguments, or where the robot stands, may differ from
+            # call to call: its texts a table of one entry a call where they do, passes.take_calls)
             call = (name, span_of(statement), self.file)  # (one object a call: passes._by_call tells runs apart)
-            self.call_runs[id(call)] = (call, *self._call_index(statement, local))
+            self.call_runs[id(call)] = (call, *self.index_site(statement, local))
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = call
 
-    def _call_index(self, statement: Tree, local: dict[str, _Data]) -> tuple[int, tuple[tuple[str, float], ...]]:
-        """Where a table's index is set for the call ``statement`` (the task-wide offset, ``file << 40`` added, of
-        the statement, or of the compact ``IF`` whose statement it is: written before that ``IF``, the index is set
-        whether or not the call runs, and only a call reads it) and the counters known there, ``(name as written,
-        value)`` each: the FOR counters of its routine's ``local`` data (outer loops first), then the numbers its
-        arguments read (a WHILE's counter, ``Pick pts{n};``; not in a compact ``IF``). A call run several times may
-        need one entry a pass, its index computed from them (:func:`.passes.settle`)."""
+    def index_site(self, statement: Tree, local: dict[str, _Data]) -> tuple[int, tuple[tuple[str, float], ...]]:
+        """Where a table's index is set for the call or motion ``statement`` (the task-wide offset, ``file << 40``
+        added, of the statement, or of the compact ``IF`` whose statement it is: written before that ``IF``, the
+        index is set whether or not the statement runs, and only it reads the index) and the counters known there,
+        ``(name as written, value)`` each: the FOR counters of its routine's ``local`` data (outer loops first), then
+        the numbers its arguments read (a WHILE's counter, ``Pick pts{n};``, ``Offs(p, nX, nY, 0)``; not in a
+        compact ``IF``). A call run several times, or a motion under a condition known only while running in a loop,
+        may need one entry a pass, its index computed from them (:func:`.passes.settle`)."""
         compact = self.compact_ifs.get((self.file, span_of(statement).start))
         at = span_of(compact or statement).start
-        counters = {key: (data.name, data.value) for key, data in local.items() if id(data.declared) in
-                    self._for_counters and _number(data.value)}
+        counters = self.for_counters_known(local)
         call_args = statement.children[1] if len(statement.children) > 1 and compact is None else None  # (an IF's
         # condition, read after the index is set, may call a FUNC that changes them; a FOR counter it cannot)
         for name in call_args.find_data("name") if isinstance(call_args, Tree) else ():
@@ -613,6 +614,12 @@ class _Calls(calls.Texts):
                 if data.type == "num" and _number(data.value):
                     counters[key] = (str(name.children[0]), data.value)
         return (self.file << 40) + at, tuple(counters.values())
+
+    def for_counters_known(self, local: dict[str, _Data]) -> dict[str, tuple[str, float]]:
+        """The counters of the FOR loops whose passes run ``local`` (a routine's data) with known values: each by
+        its key, ``(name as written, value)``, outer loops first."""
+        return {key: (data.name, data.value) for key, data in local.items() if id(data.declared) in
+                self._for_counters and _number(data.value)}
 
     @functools.cached_property
     def _for_counters(self) -> set[int]:

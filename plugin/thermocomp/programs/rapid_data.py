@@ -202,6 +202,11 @@ class _Unsupported(Exception):
         self.where = where
 
 
+class _NotStanding(_Unsupported):
+    """Where the robot stands (``CRobT()``) read where it is not known before running (:meth:`.rapid_motions._Motions.
+    standing_value`): a datum assigned from it is changed at run time, a refusal of a motion reading it says why."""
+
+
 class _Unknown(_Unsupported):
     """A value known only while running: a datum's (:meth:`_Declarations.lookup`; a ``WaitTime`` of it is noted, not
     timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
@@ -509,6 +514,8 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
+            if not by and id(mark.changed) in self.stand_why:  # (assigned where the robot stands, not known)
+                by = f": {self.stand_why[id(mark.changed)][1]}"
             behind = self.carried_behind(token)
             if behind is token:
                 by += "; it differs from cycle to cycle"
@@ -523,6 +530,8 @@ class _Declarations:
                                f"{data.declared.line})", token)
         if mark.followed is None and (local is None or key not in local or id(local) in self._cycle_scopes):
             self._first_read.setdefault(key, (data.value, token))  # (a routine's own data start afresh every call)
+        if self.stood and id(data) in self.stood:  # (computed from where the robot stands: :meth:`assign`)
+            self._stood_reads += 1
         if self._reading is not None:  # (a motion running: the branch-given data it reads, :meth:`_Flow.run_tagged`)
             for name in (key, data.name.lower()):
                 given = self.marks.get(name, _NO_MARK).given
@@ -754,6 +763,8 @@ class _Declarations:
                 raise self.error(f"{name}: {exc}", node) from None
         if key in self.funcs:
             return self.evaluate_func(self.funcs[key], name, node, local)
+        if key in ("crobt", "cjointt"):  # (where the robot stands: after a motion to a known stop point)
+            return self.standing_value(node, local)
         if key == "calcrobt":
             raise _Unsupported(CALC_ROBT, node)
         if ("func", key) in self.foreign_local:
@@ -811,6 +822,7 @@ class _Declarations:
                     data.type.endswith("}") and isinstance(data.value, list))):  # (a whole array: its sizes known)
             self.record_change(statement, local)
             return
+        stood_reads = self._stood_reads
         try:  # (a part is given into a copy: not a read the next cycle depends on, the part is overwritten)
             box = [None if not steps else _copy(data.value) if left is None else _without_values(  # (the others: what
                 data.value, data.type.count(",") + 1)]  # an earlier pass may have left them)
@@ -825,6 +837,8 @@ class _Declarations:
             value = box[0]
         except _Unsupported as exc:
             self.record_change(statement, local)
+            if isinstance(exc, _NotStanding):
+                self.stand_why[id(statement)] = (statement, exc.message)
             behind = self.carried_behind(exc.where)
             if behind is not None:
                 self._behind[id(statement)] = (statement, behind)
@@ -832,6 +846,8 @@ class _Declarations:
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
             "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
+        if self._stood_reads != stood_reads:  # (a condition reading it is decided only while running: the
+            self.stood[id(scope[key])] = (scope[key], statement)  # controller reads the corrected target there)
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
         if self.load_part(statement.children[0], local):  # (a tool's load given: no point reads it, no cycle differs)
             return

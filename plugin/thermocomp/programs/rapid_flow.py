@@ -13,7 +13,7 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp.errors import InputError
-from thermocomp.programs import calls, passes, rapid_scope
+from thermocomp.programs import passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
 from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
@@ -113,9 +113,9 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass, per_call, heads = passes.settle(self, set(self.conditional), _loop_name,  # (the others' refused)
-                                           lambda loop: (*_location(loop), self.loop_files[id(loop)]),
-                                           lambda call: self._files[call[2]][1][call[1].start:call[1].end])
+        per_pass, per_call, heads, per_motion = passes.settle(  # (the others' refused)
+            self, set(self.conditional), _loop_name, lambda loop: (*_location(loop), self.loop_files[id(loop)]),
+            lambda call: self._files[call[2]][1][call[1].start:call[1].end])
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
             self.notes.extend(self.unsupported)  # (a task that moves no axis: what it cannot follow changes no point)
@@ -130,8 +130,8 @@ class _Flow(_Calls):
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "nowhere": nowhere, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass, "per_call": per_call, "pass_heads": heads, "statements_run": self.statements_run,
-                   **call_sites},
+                   "per_pass": per_pass, "per_call": per_call, "per_motion": per_motion, "pass_heads": heads,
+                   "statements_run": self.statements_run, **call_sites},
         )
 
     def as_assignments(self, tree: Tree) -> None:
@@ -288,6 +288,19 @@ class _Flow(_Calls):
         finally:
             self._first_read, self._reading = first_read, reading
 
+    @contextlib.contextmanager
+    def sequence(self) -> Iterator[None]:
+        """Within: a sequence of its own (a branch, a loop's pass), at whose start where the robot stands is not known
+        (:meth:`.rapid_motions._Motions.standing_value`: a pass may start where the pass before left it); after it,
+        where its last motion left the robot, or where it stood before where it moved nothing."""
+        before, first = self.stand_from, len(self.steps)
+        self.stand_from = first
+        try:
+            yield
+        finally:
+            if len(self.steps) <= first:
+                self.stand_from = before
+
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
         """Whether a FOR loop that moves nothing would run more than :data:`MAX_QUIET_WORK` statements (not unrolled)."""
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
@@ -296,11 +309,14 @@ class _Flow(_Calls):
         """A FOR loop's first value, step (default 1, or -1 when FROM is above TO) and passes; :class:`_Unknown` when
         its bounds are known only while running."""
         _, start_node, stop_node, *rest = statement.children
+        stood_reads = self._stood_reads
         try:
             start, stop = self._number(start_node, local), self._number(stop_node, local)
             step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
         except _Unsupported as exc:
             raise _Unknown(exc.message, exc.where) from None
+        if self._stood_reads != stood_reads:  # (the controller reads the corrected target there)
+            raise _Unknown("FOR bounds computed from where the robot stands", statement)
         if step == 0:
             raise _Unsupported("FOR with STEP 0 never ends", statement)
         passes = np.floor((stop - start) / step + 1e-9) + 1  # (a float: 1E38 / 1E-38 passes is inf)
@@ -344,6 +360,7 @@ class _Flow(_Calls):
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
+        self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
                                "order, what it assigns known only while running after the label", *_location(statement),
                                self.file))
@@ -367,13 +384,15 @@ class _Flow(_Calls):
                 label = _goto_label(statement)
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
                     loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement)
+                    self.stand_from = len(self.steps)  # (a pass's start: where the pass before or the motion before
+                    # the label left the robot)
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
                     branch = self.decided_branch(statement, local)
                     if branch is None:
                         raise _Unsupported(f"IF ... GOTO {label}: its condition is known only while running, and the "
                                            "statements after the label may run again with other values", statement)
                     if branch.children:
-                        k = loops[label][0]
+                        k, self.stand_from = loops[label][0], len(self.steps)
                     else:  # (the passes' motions taken, as a FOR's)
                         self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}",
                                          head=loops[label][2])
@@ -456,7 +475,8 @@ class _Flow(_Calls):
                 and str(condition.children[0]).lower() == "true":
             self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
                                       *_location(statement), self.file))
-            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+            self.cycle_start = self.stand_from = len(self.steps)  # (the motions before it run once: passes.settle;
+            # a cycle starts where the one before, or those motions, left the robot)
             self._first_read = {}  # (what ran before it ran once: not a cycle's)
             self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
             self.cycle_looped = True
@@ -518,8 +538,9 @@ class _Flow(_Calls):
                                *_location(statement), self.file))
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
         while (holds := self._decided_value(statement.children[0], local)) is True:
-            if self.run_body(statement.children[-1], local, depth):
-                break
+            with self.sequence():
+                if self.run_body(statement.children[-1], local, depth):
+                    break
             if len(self.steps) - first[0] > limit:
                 raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
         if holds is None:
@@ -581,13 +602,8 @@ class _Flow(_Calls):
                                    motion.statement.line, motion.statement.column, motion.file))
         if not refused:
             return
-        refused_lines = {runs[0][0].line for runs in refused.values()}
+        refused_lines = {runs[0][0].line for runs in refused.values()}  # (their notes recounted: calls.Texts)
         self.conditional = [line for line in self.conditional if line not in refused_lines]
-        for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
-            left = [line for line in lines if line not in refused_lines]
-            if len(left) < len(lines) and note in self.notes:
-                self.notes[self.notes.index(note)] = calls.unresolved_note(
-                    _CONSTRUCTS[statement.data], left, (*_location(statement), note.file), kept=len(lines) - len(left))
         kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
         for run in self.steps:
             if isinstance(run, MotionRun) and id(run) not in kept:
@@ -641,6 +657,8 @@ class _Flow(_Calls):
                 continue
             key = str(sub.children[0]).lower()
             bound = local.get(key)
+            if self.stood and id(bound if key in local else self.module_data.get(key)) in self.stood:
+                return None  # (computed from where the robot stands: the controller reads the corrected target)
             if bound is None and key in PREDEFINED and key not in self.module_data:
                 continue  # (TRUE, FALSE, v100, tool0, ...)
             if bound is not None and bound is not self.module_data.get(bound.name.lower()):
@@ -680,24 +698,24 @@ class _Flow(_Calls):
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
                     self.join(statement, [ends[-1], start])  # with where that one started)
                     start = self._snapshot(statement, names, local)
-                if statement.data == "for_stmt":  # (its counter's value known only while running)
-                    self.run_pass(statement, None, local, depth)
-                else:
-                    self.run_body(body, local, depth)
+                with self.sequence():
+                    if statement.data == "for_stmt":  # (its counter's value known only while running)
+                        self.run_pass(statement, None, local, depth)
+                    else:
+                        self.run_body(body, local, depth)
                 ends.append(self._snapshot(statement, names, local))
                 outside |= self.outside
             paths = ends if exhaustive else [*ends, before]
             self.join(statement, paths)
+            if len(self.steps) > first:  # (the robot stands where a path known only while running left it)
+                self.stand_from = len(self.steps)
             self.outside = outside | {name for name in names if any(path[name][1].followed is None for path in paths)}
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
-            lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
-                     for line in step.statement[:, 2].tolist()]
-            self.conditional.extend(lines)
-            note = calls.unresolved_note(_CONSTRUCTS[statement.data], lines, (*_location(statement), self.file))
-            self.note_once(note)
-            if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
-                self._conditional_notes[note] = (statement, lines)
+            rows = [key for step in self.steps[first:] if isinstance(step, MotionRun)
+                    for key in zip(step.file.tolist(), step.statement[:, 2].tolist())]
+            self.conditional.extend(line for _, line in rows)
+            self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*_location(statement), self.file)))
         finally:
             self._unresolved.pop()
 
@@ -785,7 +803,8 @@ class _Flow(_Calls):
         for of_scopes in (self._params, self._by_reference, self._present, self._cycle_scopes):  # (the routine's)
             if id(local) in of_scopes:
                 of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
-        ended = self.run_body(statement.children[-1], scope, depth)
+        with self.sequence():
+            ended = self.run_body(statement.children[-1], scope, depth)
         local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         return ended
 

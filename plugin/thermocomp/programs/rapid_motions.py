@@ -12,6 +12,7 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import invert_transform, quat_wxyz_from_matrix
 from thermocomp.programs.grammars import (
     CODES,
     NAME_BYTES,
@@ -19,6 +20,7 @@ from thermocomp.programs.grammars import (
     RunStatements,
     byte_spans,
     joined_bytes,
+    parse_at,
     parse_numbers,
     placed_node,
     skipped,
@@ -32,13 +34,24 @@ from thermocomp.programs.model import (
     KINDS,
     LINEAR,
     Finding,
+    Motion,
     MotionRun,
     Point,
     Span,
     point_columns,
     world_of_target,
 )
-from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
+from thermocomp.programs.rapid_data import (
+    INT_MAX,
+    NUM_MAX,
+    PREDEFINED,
+    _Data,
+    _location,
+    _NotStanding,
+    _T_from_pose,
+    _Unsupported,
+    span_of,
+)
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -297,6 +310,8 @@ class _Motions:
         self.steps.append(MotionRun.of_columns(points, instruction=str(name_token), kind=kind,
                                                statement=span_of(statement), name=span_of(name_token), tcp_speed=v_tcp,
                                                orientation_speed=v_ori, duration_s=duration, file=self.file))
+        if self._unresolved:  # (its table, where its target differs from pass to pass, indexed by these)
+            self.motion_counters[id(self.steps[-1])] = (self.steps[-1], *self.index_site(statement, local))
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
         """A motion's frame and tool, ``(4, 4)`` each, and :attr:`Point.held`: the work object frame (the world's
@@ -317,7 +332,7 @@ class _Motions:
                      ) -> tuple[float, float, float | None]:
         """A motion's TCP speed [m/s], reorientation speed [rad/s] and stated time [s] (``\\T``, or None), from its
         speeddata, ``\\V``, ``\\T`` and the ``VelSet`` in force; ``fallback``: a speed known only while running is
-        v1000 with a note, else it raises."""
+        v1000, a ``\\V`` or ``\\T`` so known absent, each with a note, else it raises."""
         try:
             speed = self.cached(speed_node, local, "speeddata")
         except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
@@ -332,14 +347,28 @@ class _Motions:
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
                              f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", speed_node)
         self.check_motion_data("speeddata", list(speed), speed_node, f"{name_token}: ")  # type: ignore[call-overload]
-        if optional.get("v") is not None:
-            v_tcp = self._number(optional["v"], local)
+
+        def given(key: str, instead: str) -> float | None:  # (\V, \T: None absent, or known only while running)
+            if optional.get(key) is None:
+                return None
+            try:
+                return self._number(optional[key], local)
+            except _Unsupported as exc:
+                if not fallback:
+                    raise
+                self.notes.append(Finding(f"{exc.message}: {name_token} \\{key.upper()} is taken as {instead} for "
+                                          "the timing", *_location(optional[key]), self.file))
+                return None
+
+        v_given = given("v", "absent (the speeddata's TCP speed)")
+        if v_given is not None:
+            v_tcp = v_given
             if not v_tcp > 0:
                 raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
             self.check_motion_data("speeddata", [v_tcp, v_ori, 0.0, 0.0], optional["v"], f"{name_token} \\V: ")
         override, v_max = self.velset
         v_tcp = min(v_tcp * override / 100.0, v_max)
-        duration = None if optional.get("t") is None else self._number(optional["t"], local)
+        duration = given("t", "absent (the motion timed by its speed)")
         if duration is not None and not duration > 0:
             raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
         return v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
@@ -436,6 +465,8 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
+            if self._unresolved:  # (each statement sets its own index: the FOR counters known at all)
+                self.motion_counters[id(part)] = (part, None, tuple(self.for_counters_known(local).values()))
 
     def _shape(self, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
         """Statement ``i``'s frames and speed, or None where they do not resolve."""
@@ -476,6 +507,107 @@ class _Motions:
                 rows.append(i)
                 which.append(resolved[key])
         return np.array(rows, dtype=np.int64), found, which
+
+    # ----- where the robot stands (CRobT, CJointT)
+    def standing_value(self, node: Tree, local) -> tuple[list, str]:
+        """``CRobT(\\Tool \\WObj)`` or ``CJointT()``: where the robot stands, known where the motion before it in its
+        sequence (:attr:`stand_from`) goes to a known target and stops there (zone ``fine``, no ``\\Conc``): that
+        target, a robtarget in the tool and work object asked for (default: the motion's, the active ones) or that
+        motion's joints; else :class:`_Unsupported` saying why. A motion reading it is written with its absolute
+        corrected target (the value is an expression's: docs/programs.md, "Relative targets")."""
+        name, key = str(node.children[0]), str(node.children[0]).lower()
+        positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+        asked = {k for k in optional if k not in (("tool", "wobj") if key == "crobt" else ())}
+        line = _location(node)[0]
+        if positional or asked:
+            other = "\\" + str(next(a.children[0] for a in node.children[1].children if isinstance(a, Tree)
+                                      and str(a.children[0]).lower() in asked)) if asked else "an argument"
+            raise _Unsupported(f"{name} with {other} is not followed (only where this task's robot stands, after a "
+                               "motion of the program to a known target)", node)
+        motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[self.stand_from:])
+                       if isinstance(step, MotionRun)), None)
+        why = None
+        if self.unsupported:  # (a motion left as written, or a construct not followed, may have moved the robot since)
+            at = self.unsupported[0]
+            why = f"a construct before it is not followed (line {at.line}): where the robot stands is not known"
+        elif motion is None:
+            why = ("no motion comes before it in its sequence (the start of the cycle, of a loop's pass, of a branch, "
+                   "after a label or after a construct whose path is known only while running: the robot stands where "
+                   "a motion known only while running left it)")
+        else:
+            why = self._stop_why(motion)
+            point = motion.points[-1]
+            if why is None and key == "crobt" and point.T_world_tcp is None:
+                why = (f"the {motion.instruction} at line {motion.line} before it goes to a joint target: where the robot "
+                       "stands is the forward kinematics of its joints, which thermocomp does not compute while reading "
+                       "(the program is read without the robot model)")
+            elif why is None and key == "cjointt" and point.T_world_tcp is not None:
+                why = (f"the {motion.instruction} at line {motion.line} before it goes to a robtarget: the joints the "
+                       "robot stands at are its inverse kinematics, which thermocomp does not compute while reading")
+            elif why is None and point.held:
+                why = f"the {motion.instruction} at line {motion.line} before it moves a work object to a stationary tool"
+        if why is not None:
+            raise _NotStanding(f"{name}() at line {line} is where the robot stands, not known before running: {why}",
+                               node)
+        self._stood_reads += 1
+        self.note_once(Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (a stop "
+                               "point): the motion reading it is compensated from that target and written with its "
+                               "absolute corrected target in place of the relative expression", *_location(node),
+                               self.file))
+        extax = [float(x) for x in NUMBER.findall(point.extax)]
+        extax = extax if len(extax) == 6 else [9e9] * 6
+        if key == "cjointt":
+            return [np.degrees(point.q[:6]).tolist(), extax], "jointtarget"
+        T_tool, T_wobj = point.T_flange_tcp, point.T_world_frame  # (the active tool and work object: the motion's)
+        if "tool" in optional:
+            T_tool, robot_holds = self.frame(optional["tool"], local, "tooldata")
+            if not robot_holds:
+                raise _Unsupported(f"{name} of a stationary tool is not followed", optional["tool"])
+        if "wobj" in optional:
+            T_wobj, held = self.frame(optional["wobj"], local, "wobjdata")
+            if held:
+                raise _Unsupported(f"{name} in a work object the robot holds is not followed", optional["wobj"])
+        T = invert_transform(T_wobj) @ point.T_world_tcp @ invert_transform(point.T_flange_tcp) @ T_tool
+        quat = quat_wxyz_from_matrix(T[:3, :3])
+        if point.quat is not None and float(np.dot(quat, point.quat)) < 0:  # (the signs the target was written with)
+            quat = -quat
+        return [(T[:3, 3] * 1e3).tolist(), quat.tolist(), [float(c) for c in point.confdata or (0, 0, 0, 0)],
+                extax], "robtarget"
+
+    def _stop_why(self, motion: Motion) -> str | None:
+        """Why the robot does not stand at the target of ``motion`` (of :data:`MOTIONS`) when the statements after it
+        run: a zone (it never stands there: CRobT reads a point of the corner path), ``\\Conc`` (they run while it
+        moves), a zone not known here; None where it stops there (``fine``, or a zonedata with ``finep`` TRUE)."""
+        said = f"the {motion.instruction} at line {motion.line} before it"
+        signature = MOTIONS.get(motion.instruction.lower())
+        if signature is None:
+            return f"{said} is a process or search move: where it stops is not followed"
+        _, text, lines = self._files[motion.file]
+        key = ("stop", motion.file, motion.statement.start)  # (each statement parsed once: a loop reads it each pass)
+        if key not in self._cache:
+            tree = parse_at(without_runs("rapid.lark", "body"), text, motion.statement.start, motion.statement.end,
+                            lines)
+            self._cache[key] = self.split_args(next(tree.find_data("call")).children[1])
+        positional, optional = self._cache[key]
+        if "conc" in optional:
+            return f"{said} runs with \\Conc: the statements after it run while the robot moves"
+        zone = positional[signature.points + 1]
+        zone_text = text[span_of(zone).start:span_of(zone).end]
+        value = None
+        if zone_text.lower() in PREDEFINED and zone_text.lower() not in self.module_data:  # (fine, z0 ... z200)
+            value = [zone_text.lower() == "fine"]
+        else:  # (a zonedata of the task, declared or written there)
+            try:
+                with self.not_reading(), self.in_file(motion.file):
+                    value = self.evaluate(zone, None)
+            except _Unsupported:
+                pass
+        if isinstance(value, list) and value and value[0] is True:
+            return None
+        if isinstance(value, list) and value and value[0] is False:
+            return (f"{said} ends in zone {zone_text}, not at a stop point (fine): the robot never stands at its target "
+                    "(CRobT reads a point of its corner path, known only while running)")
+        return f"{said} ends in zone {zone_text}, not known here: whether the robot stops at its target is not known"
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the robtarget's point, the whole

@@ -227,13 +227,16 @@ class _Walker(Flow, Motions, Values):
         self.unresolved_depth = 0  # depth of branches and loops whose course is known only while running
         self.conditional_lines: list[int] = []  # the motions followed inside them (RobotProgram.extra)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # texts that differ from pass to pass: their loop (passes.py)
+        self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
+        # its index is set (None: at each of its statements), the counters known there (Motions.run_motion)
         self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
-        self.sequence_starts: list[int] = []  # the first step of each sequence being followed (Flow.standing_pose)
+        self.sequence_starts: list[int] = [0]  # the first step of each sequence being followed (Flow.standing_pose)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False
         self.direct_refs: set[int] = set()
         self._in_call: dict[int, calls.Call] = {}  # (calls.Texts)
+        self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.beside: set[int] = set()  # ids of the steps a thread runs, beside the program (passes.settle)
         self._passed: dict[int, tuple[Span, str]] = {}
         self._reads: dict[tuple[int, int], tuple] = {}
@@ -293,14 +296,14 @@ class _Walker(Flow, Motions, Values):
                        if name not in self.visited and self.summary(name).holds is not None
                        and (moves := self.motion_calls(fn))]
         nowhere = self.note_found_nowhere(body)
-        per_pass, per_call, heads = passes.settle(self, set(self.conditional_lines), lambda _: "while", line_col,
-                                           lambda call: self.text[call[1].start:call[1].end])
+        per_pass, per_call, heads, per_motion = passes.settle(self, set(self.conditional_lines), lambda _: "while",
+                                                              line_col, lambda call: self.text[call[1].start:call[1].end])
         steps, call_sites = self.finished(lambda: self._name_uses(main), str)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
-                                   "per_call": per_call, "pass_heads": heads, "nowhere": nowhere,
+                                   "per_call": per_call, "per_motion": per_motion, "pass_heads": heads, "nowhere": nowhere,
                                    "statements_run": self.statements_run, **call_sites})
 
     def _name_uses(self, main: Tree | None) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:

@@ -199,6 +199,21 @@ class _Frame:
     counted: bool = False
     exits: list = field(default_factory=list)
     loops: list = field(default_factory=list)
+    condition: Tree | None = None  # (a counted loop's but a while True's: the counters it reads index a table,
+    # Flow.index_counters)
+    jumps: bool = False  # (a counted loop's body holds a break: its motions' counters are kept, Flow.index_counters)
+
+
+def _breaks(body: list) -> bool:
+    """``body``, a loop's statements, holds a ``break`` of that loop (not of a loop inside it)."""
+    stack = [node for node in body if isinstance(node, Tree)]
+    while stack:
+        node = stack.pop()
+        if node.data == "break_stmt":
+            return True
+        if node.data not in ("while_stmt", "func_def", "thread_def", "sec_def"):
+            stack.extend(child for child in node.children if isinstance(child, Tree))
+    return False
 
 
 @contextlib.contextmanager
@@ -408,7 +423,8 @@ class Flow(calls.Texts):
         target = frame if kind == "return" else frame.loops[-1]
         if self.unresolved_depth <= target.depth:
             return _Left(kind, value)
-        if target.counted:
+        if target.counted and (kind != "break" or target.condition is None):  # (a break ends a count its condition
+            # fixes early, the passes before keep theirs; a while True's count its breaks alone decide)
             return _UNCOUNTED
         target.exits.append((kind, self.snapshot(local), value))
         return _END
@@ -501,11 +517,13 @@ class Flow(calls.Texts):
             yield
         finally:
             self.unresolved_depth -= deeper
+        if deeper and len(self.steps) > first:  # (it moved on a path known only while running: where the robot stands
+            self.sequence_starts[:] = [len(self.steps)] * len(self.sequence_starts)  # after it is not known)
         ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
                           for line in step.statement[:, 2].tolist()})
         if ordered and deeper:
             self.conditional_lines.extend(ordered)
-            self.note_once(calls.unresolved_note(word, ordered, line_col(st), why))
+            self.note_once(self.note_unresolved(word, [(0, line) for line in ordered], line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
@@ -518,23 +536,24 @@ class Flow(calls.Texts):
 
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> _Left | None:
-        """PolyScope's main loop (``while (True)`` outside any unresolved condition: one cycle is one pass); else
-        unrolled where its condition is known at every pass, or, nothing of the unrolling kept, a loop of count known
-        only while running: passed over when it moves nothing, else its body followed from its head's state."""
+        """Unrolled where its condition is known at every pass (``while True`` left by a ``break`` whose condition is
+        known each pass too); else PolyScope's main loop (``while (True)`` outside any unresolved condition: one cycle
+        is one pass), or, nothing of the unrolling kept, a loop of count known only while running: passed over when
+        it moves nothing, else its body followed from its head's state."""
         condition, body = st.children[0], st.children[1:]
         forever = condition.data == "name" and str(condition.children[0]) == "True"
-        main = forever and not self.unresolved_depth
-        if main and not self.loop_noted:
-            self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
-            self.loop_noted = True
-            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-        elif not forever:
+        if not forever or _breaks(body):  # (``while True`` left by a ``break`` the file decides: counted too)
             mark, entry = self._mark(), self.snapshot(local)
             left = self.run_counted_while(st, body, local, depth)
             if left is not _UNCOUNTED:
                 return left
             self._rollback(mark)
             self.restore(entry, local)
+        main = forever and not self.unresolved_depth
+        if main and not self.loop_noted:
+            self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
+            self.loop_noted = True
+            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
         if not main and (facts := self.facts(st, body)).holds is None:
             self.pass_over(st, facts, "while", local)
             return None
@@ -606,9 +625,12 @@ class Flow(calls.Texts):
         count known only while running after all: :data:`_UNCOUNTED`."""
         condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
         first_conditional = len(self.conditional_lines)
-        quiet = self.facts(st, body).holds is None
+        facts = self.facts(st, body)
+        quiet = facts.holds is None
+        forever = condition.data == "name" and str(condition.children[0]) == "True"
+        loop = _Frame(self.unresolved_depth, counted=True, condition=None if forever else condition, jumps=facts.jumps)
         try:
-            with _on(self.frames[-1].loops, _Frame(self.unresolved_depth, counted=True)):
+            with _on(self.frames[-1].loops, loop):
                 while True:
                     try:
                         if not self.condition(condition, local):
@@ -629,6 +651,15 @@ class Flow(calls.Texts):
                         return left
                     if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it
                         return _UNCOUNTED                         # never ends; followed as a loop of unknown count)
+            if loop.exits:  # (a break under a condition known only while running: any pass may be the last)
+                self.merge([self.snapshot(local), *(state for _, state, _ in loop.exits)], local,
+                           f"the while at line {line_col(st)[0]}")
+                lines = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
+                                for line in step.statement[:, 2].tolist()})
+                self.conditional_lines.extend(lines)  # (their tables indexed by the counters: passes.settle)
+                self.note_once(self.note_unresolved("while", [(0, line) for line in lines], line_col(st), "a break "
+                                                    "under a condition known only while running may end it after any "
+                                                    "pass"))
             changing = pass_tables.take(self.steps[first:], self.per_pass, st, self.pass_walks,
                                         set(self.conditional_lines[first_conditional:]), (first, span_of(st).start))
             if changing is not None:
@@ -644,6 +675,20 @@ class Flow(calls.Texts):
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
         return None
+
+    def index_counters(self, targets: list, local: dict) -> tuple[tuple[str, float], ...]:
+        """The counters known at a motion (its ``targets``' nodes), ``(name, value)`` each: the numbers the
+        conditions of the counted loops around it read (outer loops first), then those its targets read. A motion
+        under a condition known only while running in such a loop may need one entry a pass, its index computed
+        from them (:func:`.passes.settle`)."""
+        heads = [loop.condition for loop in self.frames[-1].loops if loop.condition is not None]
+        counters: dict[str, tuple[str, float]] = {}
+        for node in [*heads, *targets]:
+            for name in _names(node) if isinstance(node, Tree) else ():
+                held = local.get(name) or self.globals.get(name)
+                if name not in counters and held is not None and type(held.value) is float and not held.stood:
+                    counters[name] = (name, held.value)
+        return tuple(counters.values())
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
@@ -732,7 +777,7 @@ class Flow(calls.Texts):
         held = tuple(map(self.globals.get, summary.reads))
         read = ()  # (alive in _calls_done: their ids in the key name them)
         if summary.stands:  # (where the robot stands: the motion before it, Flow.standing_pose)
-            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
+            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1])
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
@@ -825,7 +870,7 @@ class Flow(calls.Texts):
         if args or kwargs:
             raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
                               "at, after a motion of the program to a known target)", node)
-        start = self.sequence_starts[-1] if self.sequence_starts else 0
+        start = self.sequence_starts[-1]
         motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[start:])
                        if isinstance(step, MotionRun)), None)
         why = None
@@ -834,7 +879,8 @@ class Flow(calls.Texts):
                    "is not known")
         elif motion is None:
             why = ("no motion comes before it in its sequence (the start of the cycle, of a loop's pass, a branch or "
-                   "a thread: the robot stands where a motion known only while running left it)")
+                   "a thread, or after a construct of course known only while running that moves: the robot stands "
+                   "where a motion known only while running left it)")
         elif motion.points[-1].T_world_tcp is None:
             why = f"the {motion.instruction} at line {motion.line} before it goes to a joint target"
         elif self._blend(motion) != 0.0:

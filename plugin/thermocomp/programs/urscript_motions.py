@@ -25,9 +25,25 @@ from thermocomp.programs.grammars import (
     skipped,
     without_runs,
 )
-from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MAX_MOTION_VALUE, MotionRun, Point
+from thermocomp.programs.model import (
+    _KIND_CODE,
+    CIRCULAR,
+    JOINT,
+    LINEAR,
+    MAX_MOTION_VALUE,
+    Finding,
+    MotionRun,
+    Point,
+)
 from thermocomp.programs.rapid import span_of
-from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
+from thermocomp.programs.urscript_values import (
+    MAX_POSE_VALUE,
+    Pose,
+    Record,
+    Unsupported,
+    line_col,
+    split_arguments,
+)
 
 #: Motion functions: kind, number of points, default acceleration and speed (URScript manual).
 MOTIONS = {
@@ -40,6 +56,11 @@ MOTIONS = {
     "optimovel": (LINEAR, 1, 0.3, 0.3),  # robot's limits, not speeds: timed at those limits, a lower bound)
 }
 #: Their parameters in order (positional arguments), after the point(s).
+#: What a motion parameter known only while running is taken as (the manual's default), for the note saying so.
+_DEFAULTS = {"a": lambda name: f"its default a={MOTIONS[name][2]:g}",
+             "v": lambda name: f"its default v={MOTIONS[name][3]:g}",
+             "t": lambda name: "absent (the motion timed by a and v)", "r": lambda name: "0 (no blend)",
+             "mode": lambda name: "its default (it changes no target)"}
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r"), "optimovej": ("a", "v", "r"),
               "optimovel": ("a", "v", "r")}
@@ -198,8 +219,14 @@ class Motions:
         params.update(kwargs)
         try:
             motion_parameters(name, [1.0] * (len(args) - n_points), dict.fromkeys(kwargs, 1.0))  # (count, names)
-            values = {k: self.number(v, local) for k, v in params.items()}
             points = tuple(self.point(args[i], local) for i in range(n_points))
+            values = {}
+            for key, node in params.items():
+                try:
+                    values[key] = self.number(node, local)
+                except Unsupported as unknown:  # (a speed changes the time, not the target: still compensated)
+                    self.note_once(Finding(f"{unknown.message}: {name}'s {key} is taken as {_DEFAULTS[key](name)} "
+                                           "for the timing", *line_col(node)))
             kind, a, v, t = motion_parameters(name, [], values)  # (each by its name)
         except Refused as refused:
             message, key = refused.args
@@ -212,6 +239,9 @@ class Motions:
             points, instruction=name, kind=kind, statement=span_of(call), name=span_of(call.children[0]),
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
             duration_s=t))
+        if self.unresolved_depth or any(loop.jumps for loop in self.frames[-1].loops):  # (its table, where its target
+            # differs from pass to pass, indexed by these; a break may end its loop after any pass)
+            self.motion_counters[id(self.steps[-1])] = (self.steps[-1], None, self.index_counters(args[:n_points], local))
 
     def inverse_kin(self, call: Tree, local: dict) -> tuple[Point, frozenset[int]] | None:
         """``get_inverse_kin(pose, qnear=...)`` assigned to a variable: the :meth:`point` a motion to it goes to (the
@@ -342,6 +372,9 @@ class Motions:
                               depth)
             else:
                 self.steps.append(replace(run, frames=frames) if kept else run)
+                if self.unresolved_depth or any(loop.jumps for loop in self.frames[-1].loops):  # (each statement
+                    # sets its own index: the loops' counters known at all)
+                    self.motion_counters[id(self.steps[-1])] = (self.steps[-1], None, self.index_counters([], local))
 
     def moves_columns(self, token: Token, st: Statements, local: dict, frames: tuple) -> tuple[list, int]:
         """``[(first, end, run)]`` (:meth:`MotionRun.stretches`, of ``frames``) of the statements the columns take,

@@ -117,7 +117,8 @@ def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
 
 #: The manual's functions evaluated on values known before running: what each argument must be (``p`` a pose,
 #: ``n`` a number, ``l`` a list of numbers or a pose's six values, ``3`` a list of three numbers, ``x`` a number or
-#: a list of numbers) and the function of their values (``rpy2rotvec``: of ``Rz(yaw) Ry(pitch) Rx(roll)``).
+#: a list of numbers, ``s`` a list of any entries (poses, lists) or a pose's six values) and the function of their
+#: values (``rpy2rotvec``: of ``Rz(yaw) Ry(pitch) Rx(roll)``).
 BUILTINS = {
     "pose_trans": ("pp", lambda a, b: Pose.from_T(a.T @ b.T)),
     "pose_add": ("pp", lambda a, b: Pose.from_T(transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3]))),
@@ -133,7 +134,7 @@ BUILTINS = {
     "tan": ("n", np.tan), "asin": ("n", np.arcsin), "acos": ("n", np.arccos), "atan": ("n", np.arctan),
     "atan2": ("nn", np.arctan2), "sqrt": ("n", np.sqrt), "pow": ("nn", np.power), "floor": ("n", np.floor),
     "ceil": ("n", np.ceil), "log": ("nn", lambda b, x: np.log(x) / np.log(b)),
-    "length": ("l", lambda v: float(len(v))),  # (urmath: "the length of a list variable")
+    "length": ("s", lambda v: float(len(v))),  # (urmath: "the length of a list variable", whatever its entries)
 }
 BUILTINS["get_list_length"] = BUILTINS["length"]  # (urmath, SW 5.10's name for the same)
 
@@ -523,7 +524,7 @@ class Values:
                 base = self.evaluate(base_node, local)
             except Unsupported:
                 base = None
-            if _numbers(base):
+            if isinstance(base, list):
                 return LIST_METHODS[str(rest[0])](base)
         s = span_of(node)
         text = " ".join(self.text[s.start:s.end].split())
@@ -574,6 +575,10 @@ class Values:
         if kind == "x" and isinstance(value, float):
             return value
         value = list(value.values) if isinstance(value, Pose) else value
+        if kind == "s":  # (a list of poses or of lists: its entries are not read, only counted)
+            if not isinstance(value, list):
+                raise Unsupported(f"{name}: expected a list", call)
+            return value
         if not _numbers(value) or (kind == "3" and len(value) != 3):
             raise Unsupported(f"{name}: expected {'a list of 3 numbers' if kind == '3' else 'a list of numbers'}",
                               call)

@@ -266,6 +266,7 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         text=spans_moved(run.text, bases[run.text_file]), argument=spans_moved(run.argument, at_argument),
         whole_argument=whole, file=np.zeros(len(run), dtype=np.int64), text_file=np.zeros(len(run.text), dtype=np.int64))
     extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
+             "per_motion": frozenset(map(moved_key, prog.extra.get("per_motion") or ())),
              "per_call": {moved_key(key): tuple((moved(at), *slot) for at, *slot in called)
                           for key, called in (prog.extra.get("per_call") or {}).items()},
              "table_reads": {moved_key(key): at for key, at in (prog.extra.get("table_reads") or {}).items()},
