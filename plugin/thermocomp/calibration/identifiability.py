@@ -141,7 +141,9 @@ def analyse(A: FloatArray, candidates: np.ndarray, forced: np.ndarray, scale: Fl
         return Identifiability(candidates, forced, forced_ok, -1 if weak < 0 else int(forced[weak]),
                                np.zeros(0), 0, 1.0, candidates, candidates, (), np.zeros(0), np.zeros((0, 0)),
                                scale[candidates])
-    _, s, Vt = np.linalg.svd(C, full_matrices=True)
+    # (the thin SVD: the full one made U of (N, N), 1.8 GB for 5,000 measurements and past any memory for 20,000,
+    # where only s and the rows of Vt within the rank are read)
+    _, s, Vt = np.linalg.svd(C, full_matrices=False)
     s_full = np.zeros(c)
     s_full[:s.size] = s
     rank = int(np.sum(s_full > rcond * s_full[0])) if s_full[0] > 0 else 0

@@ -261,22 +261,26 @@ ACTION_CALLS = {
 
 
 def _addon_run(args: argparse.Namespace) -> int:
-    """The action the add-on wrote into a request file, run as its own command line."""
-    from thermocomp.cli.main import main
+    """The action the add-on wrote into a request file, run as its own command line, the request one of its inputs
+    (a ``--report`` naming the request wrote the run's log over it)."""
+    from thermocomp.cli.main import build_parser
     from thermocomp.io.job import Job
     from thermocomp.simulators.coppeliasim.addon import read_addon_request
 
     argv = read_addon_request(args.request)
     try:
-        return main(argv)
+        request = build_parser(argv[0]).parse_args(argv)
     except SystemExit as exc:  # argparse refused an option of the request (already explained on stderr)
         report = argv[argv.index("--report") + 1] if "--report" in argv[:-1] else None
         with Job() as job:
+            job.input(args.request, "REQUEST")
             job.log(report, "--report")
             job.log_error(f"the add-on's request {args.request} has options this thermocomp does not accept "
                           f"({' '.join(argv[:2])}): reinstall the add-on of this version (thermocomp coppeliasim "
                           "install-addon --force)")
         return EXIT_INPUT if exc.code else EXIT_OK
+    request.addon_request = args.request
+    return request.handler(request)
 
 
 def actions():
@@ -298,6 +302,7 @@ def run_action(action: str, args: argparse.Namespace, report: str | None) -> int
     from thermocomp.io.job import Job
 
     with Job() as job:
+        job.input(getattr(args, "addon_request", None), "REQUEST")  # (coppeliasim addon-run's request file)
         job.log(report, "--report")
         try:
             status = ACTION_CALLS[action](args, job)

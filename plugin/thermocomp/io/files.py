@@ -202,12 +202,23 @@ def check_file_name(path: PathLike, option: str = "") -> None:
 
 
 def is_file(path: PathLike) -> bool:
-    """Whether ``path`` is an existing regular file; ``False`` also for a name the system refuses (too long)."""
+    """Whether ``path`` is an existing regular file; ``False`` also for a name the system refuses (too long).
+
+    For names a file gives (a URDF's mesh, a mesh map's): ``Path.is_file`` raises on a name longer than the file
+    system allows (ENAMETOOLONG), an ``OSError`` the command line could name only by the path, not the line."""
     try:
         return Path(path).is_file()
     except OSError:
         return False
 
 
-__all__ = ["MAX_DESCRIPTION_BYTES", "MAX_LINE_BYTES", "MAX_PROGRAM_BYTES", "check_file_name", "is_file", "open_input",
+def is_dir(path: PathLike) -> bool:
+    """Whether ``path`` is an existing folder; ``False`` also for a name the system refuses (as :func:`is_file`)."""
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
+
+
+__all__ = ["MAX_DESCRIPTION_BYTES", "MAX_LINE_BYTES", "MAX_PROGRAM_BYTES", "check_file_name", "is_dir", "is_file", "open_input",
            "read_input_bytes", "read_program_bytes", "read_program_text"]

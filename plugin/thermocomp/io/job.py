@@ -89,9 +89,12 @@ class _Role:
         return f"{self.option} {self.path}" if self.option else str(self.path)
 
 
-#: A temporary's name: the prefix, an optional kind (``keep-``), the owner's process id
-#: (:func:`thermocomp._workers.owner_pid`), then mkstemp's letters.
-_OWNED_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"(?:[a-z]+-)?(\d+)-")
+#: A temporary's whole name: the prefix, an optional kind (``keep-``), the owner's process id
+#: (:func:`thermocomp._workers.owner_pid`), mkstemp's 8 letters, then the destination's suffix (at most
+#: ``_MAX_SUFFIX`` characters) if any. Whole: a user's ``.tc-424242-targets.csv`` (of a run whose process is gone)
+#: was removed as stale, an input of the run included.
+_OWNED_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"(?:[a-z]+-)?(\d+)-[a-z0-9_]{8}"
+                         + rf"(?:\.[^.]{{1,{_MAX_SUFFIX - 1}}})?")
 
 
 def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> Path:
@@ -133,12 +136,13 @@ def _running(pid: int) -> bool:
     return True
 
 
-def remove_stale_temporaries(folder: Path) -> list[Path]:
+def remove_stale_temporaries(folder: Path, keep: frozenset[tuple[int, int]] = frozenset()) -> list[Path]:
     """Remove the temporaries in ``folder`` whose owning process is gone (a run killed hard left them).
 
-    Only names this module makes (``.tc-<pid>-...``, regular files) whose ``<pid>`` no longer runs: a run in
-    progress, of this or another process, keeps its own. A process id the system has given to another
-    process since keeps its temporary until that one ends too.
+    Only names this module makes (``.tc-<pid>-XXXXXXXX`` and a suffix, regular files) whose ``<pid>`` no longer
+    runs: a run in progress, of this or another process, keeps its own. A process id the system has given to
+    another process since keeps its temporary until that one ends too. ``keep``: the files (device and inode) never
+    removed, whatever their name (the run's inputs).
 
     Returns
     -------
@@ -151,11 +155,11 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
     except OSError:
         return removed
     for entry in entries:
-        match = _OWNED_NAME.match(entry.name)
+        match = _OWNED_NAME.fullmatch(entry.name)
         if match is None or _running(int(match.group(1))):
             continue
         with contextlib.suppress(OSError):
-            if entry.is_file(follow_symlinks=False):
+            if entry.is_file(follow_symlinks=False) and (entry.stat().st_dev, entry.stat().st_ino) not in keep:
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
     return removed
@@ -489,10 +493,11 @@ class Job:
             raise InputError(f"{len(found)} outputs cannot be written:\n  " + "\n  ".join(found))
         if not self._checked:
             self._checked = True
+            inputs = frozenset(inode for src in self._inputs if (inode := file_identity(src.path)[1]) is not None)
             for folder in dict.fromkeys(destination(o.path).parent for o in self._outputs):
                 if folder not in _SWEPT:  # once a process: a batch's thousand jobs in one folder list it once
                     _SWEPT.add(folder)
-                    remove_stale_temporaries(folder)
+                    remove_stale_temporaries(folder, inputs)
             if self._log_lines:
                 self._write_log()
 
@@ -516,7 +521,10 @@ class Job:
         if key not in self._staged:
             with held():  # (created and recorded for its removal as one step: an interrupt comes after both)
                 # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
-                self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
+                try:
+                    self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
+                except InputError as exc:  # (its folder removed since check(): the output as given, not resolved)
+                    raise InputError(exc.message, path=role.label) from None
             self._labels[key] = role.label
         return self._staged[key]
 

@@ -48,7 +48,7 @@ from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
-from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, is_file, read_input_bytes
 from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import Urdf, origin_transform, parse_urdf, urdf_chain, urdf_chain_ends
 from thermocomp.io.xml_values import line_of
@@ -389,7 +389,7 @@ def mesh_refs_from_folder(folder: PathLike, link_names: Sequence[str], metres_pe
     refs = []
     missing = []
     for link in link_names:
-        found = [d / f"{link}{s}" for s in MESH_SUFFIXES if (d / f"{link}{s}").is_file()]
+        found = [d / f"{link}{s}" for s in MESH_SUFFIXES if is_file(d / f"{link}{s}")]
         found += [q for q in d.glob(f"{link}.*") if q.suffix.lower() in MESH_SUFFIXES and q not in found]
         if not found:
             missing.append(link)
@@ -441,7 +441,7 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
         if link not in link_names:
             raise InputError(f"expected a link among {', '.join(link_names)}, got {link!r}", path=src, row=line, column="link")
         mesh = d / cells[idx["mesh"]].strip()
-        if not mesh.is_file():
+        if not is_file(mesh):
             raise InputError(f"mesh file {str(mesh)!r} not found", path=src, row=line, column="mesh")
         found = mesh.stat()
         key = (found.st_dev, found.st_ino)  # (one file by any name: a link, a hard link)
@@ -630,7 +630,7 @@ def read_urdf_meshes(
                 raise InputError(f"{what}: expected a uniform positive mesh scale 's s s', got {scale_text!r}", path=src,
                                  row=line_of(mesh))
             file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src, line_of(mesh))
-            if not file.is_file():
+            if not is_file(file):  # (a name too long for the file system too, not an OSError naming no line)
                 raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src, row=line_of(mesh))
             ref = MeshRef(name, file, origin_transform(element.find("origin"), f"{what} <{kind}> <origin>", src),
                           scale[0])

@@ -35,7 +35,7 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, is_file, read_input_bytes
 from thermocomp.io.xacro_expressions import UnsafeExpression
 from thermocomp.robot.chain import Chain
 
@@ -221,7 +221,7 @@ class RobotDescription:
             elif not url.scheme or len(url.scheme) == 1:
                 path = Path(mesh.get("filename", ""))
                 found.append(path if path.is_absolute() else self.source.parent / path)
-        return tuple(p for p in dict.fromkeys(found) if p.is_file())
+        return tuple(p for p in dict.fromkeys(found) if is_file(p))  # (a name too long is no file: not an OSError)
 
     @functools.cached_property
     def parsed(self) -> Urdf:

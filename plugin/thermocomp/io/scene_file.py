@@ -38,7 +38,7 @@ from thermocomp._data import data_folder
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
-from thermocomp.io.files import MAX_DESCRIPTION_BYTES, is_file, read_input_bytes
+from thermocomp.io.files import MAX_DESCRIPTION_BYTES, is_dir, is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
 from thermocomp.io.robots import BUILTIN_NAMES, is_builtin
 from thermocomp.io.toml_text import load_toml
@@ -497,7 +497,7 @@ def read_mesh_map(path: PathLike) -> MeshMap:
     base_dir = None
     if top.has("dir"):
         base_dir = reader.resolve(top.string("dir", required=True) or "")
-        if not base_dir.is_dir():
+        if not is_dir(base_dir):
             raise top.fail("dir", f"expected an existing folder, got {top.values['dir']!r} (resolved to {base_dir})")
     default_unit = top.string("mesh_unit")
     links_value = top.require("links")

@@ -2,6 +2,7 @@
 instructions, arguments bound to parameters, targets written at call sites (a mixin of :mod:`.rapid_flow`)."""
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import itertools
@@ -723,15 +724,15 @@ class _Calls(calls.Texts):
                 "func_call") if str(call.children[0]).lower() in _DECLARATION_FUNCTIONS and len(call.children) > 1
                 and isinstance(call.children[1].children[0], Tree)
                 and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
-            unrun = [] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(
-                "proc") if self._routine_name(r).lower() not in self._reach[0]]  # (the reach found once for the task)
+            unrun = _Spans([] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(
+                "proc") if self._routine_name(r).lower() not in self._reach[0]])  # (the reach found once for the task)
             for token in (node.children[0] for node in module_tree.find_data("name")):
                 if token.start_pos not in size_only and not (str(token).lower() in consts
-                                                             and any(a <= token.start_pos < b for a, b in unrun)):
+                                                             and token.start_pos in unrun):
                     uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
             for token in (node.children[0] for node in module_tree.find_data("moves")):
                 statements = self.move_matches(token)
-                not_read = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
+                not_read = consts if token.start_pos in unrun else frozenset()
                 for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                     starts = (key + token.start_pos + statements.starts(part)).tolist()
                     for value, start in zip(statements.texts(part, lower=True), starts):
@@ -766,3 +767,17 @@ class _Calls(calls.Texts):
                 late = late or self.summary(routine).late
                 todo += self.summary(routine).calls
         return reached, late
+
+
+class _Spans:
+    """Spans ``[start, end)`` of a file that do not overlap (its routines'), asked whether they hold an offset: a
+    binary search, not a scan of every span (a module of 20,000 routines no cycle runs read in 42 s against 1.5, the
+    uses of its names times its routines)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self._spans = sorted(spans)
+        self._starts = [start for start, _ in self._spans]
+
+    def __contains__(self, offset: int) -> bool:
+        k = bisect.bisect_right(self._starts, offset) - 1
+        return k >= 0 and offset < self._spans[k][1]
