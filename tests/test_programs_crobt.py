@@ -155,29 +155,22 @@ def test_cjointt_after_a_moveabsj_is_its_joints(tmp_path, rng):
     np.testing.assert_allclose(np.degrees(prog.points[1].q), [15, 0, 10, 0, 30, 0], atol=1e-12)
 
 
-@pytest.mark.parametrize("given, decided", [("CRobT()", False), ("b", True)])
-def test_a_condition_reading_where_the_robot_stands_is_decided_only_while_running(tmp_path, rng, given, decided):
-    """The controller reads the corrected target there: the condition could go the other way."""
-    chain = load_robot("irb140")
-    src, _ = _module(chain, rng, f"    MoveL b, v200, fine, tGrip;\n    pUp := {given};\n"
-                                 "    IF pUp.trans.z > -1000 THEN\n      MoveL a, v200, fine, tGrip;\n    ENDIF\n",
-                     decl="  VAR robtarget pUp;\n")
-    path = tmp_path / "cell.mod"
-    path.write_text(src)
-    prog = read_program(path)
-    assert not prog.unsupported
-    assert any(n.message.startswith("IF: not resolved") for n in prog.notes) != decided
+_ASSIGNED = "    pUp := {};\n    IF pUp.trans.z > -1000 THEN\n      MoveL a, v200, fine, tGrip;\n    ENDIF\n"
+_PASSED = "    Decide {};\n"
+_DECIDE = ("  PROC Decide(robtarget here)\n    IF here.trans.z > -1000 THEN\n      MoveL a, v200, fine, tGrip;\n"
+           "    ENDIF\n  ENDPROC\n")
 
 
-@pytest.mark.parametrize("argument, decided", [("CRobT()", False), ("Offs(CRobT(), 0, 0, 10)", False), ("b", True)])
-def test_a_condition_on_a_parameter_given_where_the_robot_stands_is_decided_only_while_running(
-        tmp_path, rng, argument, decided):
-    """Passed to a routine's parameter, the value computed from CRobT() is the controller's corrected target there
-    too: a condition on the parameter inside the routine is followed both ways."""
+@pytest.mark.parametrize("body, given, decided", [
+    (_ASSIGNED, "CRobT()", False), (_ASSIGNED, "b", True),  # (assigned, then read by the condition)
+    (_PASSED, "CRobT()", False), (_PASSED, "Offs(CRobT(), 0, 0, 10)", False), (_PASSED, "b", True),  # (a parameter)
+])
+def test_a_condition_reading_where_the_robot_stands_is_decided_only_while_running(tmp_path, rng, body, given, decided):
+    """The controller reads the corrected target there, assigned or passed to a routine's parameter: the condition
+    could go the other way."""
     chain = load_robot("irb140")
-    src, _ = _module(chain, rng, f"    MoveL b, v200, fine, tGrip;\n    Decide {argument};\n",
-                     routines="  PROC Decide(robtarget here)\n    IF here.trans.z > -1000 THEN\n"
-                              "      MoveL a, v200, fine, tGrip;\n    ENDIF\n  ENDPROC\n")
+    src, _ = _module(chain, rng, "    MoveL b, v200, fine, tGrip;\n" + body.format(given),
+                     routines=_DECIDE if body is _PASSED else "", decl="  VAR robtarget pUp;\n")
     path = tmp_path / "cell.mod"
     path.write_text(src)
     prog = read_program(path)

@@ -18,29 +18,9 @@ import re
 
 import numpy as np
 import pytest
-from helpers import run_program
-from test_programs_urscript_calls import small_table
+from test_programs_held25 import _compensate, _numbers_of_motions
 
-from thermocomp.compensation.compensate import CompensationOptions
-from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
-
-_STATIC = CompensationOptions(time_law=Static())
-
-
-def _compensate(tmp_path, text: str, name: str = "a.script") -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    out = tmp_path / f"out_{name}"
-    run_program("ur5", small_table(np.random.default_rng(27)), path, out, options=_STATIC)
-    return out.read_text()
-
-
-def _numbers_of_motions(written: str) -> list[list[float]]:
-    """The numbers of each motion line and table line of the written program, in order (what compensation wrote)."""
-    lines = [ln for ln in written.splitlines() if re.match(r"\s*(movel|movej)\(", ln) or "tc_pass_t" in ln]
-    return [[float(x) for x in re.findall(r"-?\d+\.\d+(?:[eE][-+]?\d+)?", ln)] for ln in lines]
-
 
 #: Three shapes of list: poses an offset frame takes, position triples, whole poses given as six-number lists
 #: (``p[q[0], ..., q[5]]``), each walked by a counter up to its length, in the loop or in a function it calls.
