@@ -40,7 +40,7 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotDescription, controller_base_beside
 from thermocomp.kinematics.ik import Status
-from thermocomp.programs.calls import recount_unresolved
+from thermocomp.programs.calls import motion_lines, recount_unresolved
 from thermocomp.programs.compensate import (
     check_joint_targets_within_limits,
     keep_joint_targets,
@@ -418,10 +418,9 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     rep.unsupported = [prog.where(f) for f in prog.unsupported]
     notes = list(prog.notes)
     if kept.any():  # (a joint target left as written is not compensated under its condition either)
-        run = prog.run
-        motions = np.unique(run.row_of_points()[~kept])
-        notes, _ = recount_unresolved(notes, prog.extra.get("unresolved", {}), set(zip(
-            run.file[motions].tolist(), run.statement[motions, 2].tolist())))
+        lines = motion_lines([prog.run])
+        notes, _ = recount_unresolved(notes, prog.extra.get("unresolved", {}),
+                                      {lines[i] for i in prog.run.row_of_points()[~kept].tolist()})
     rep.notes = list(dict.fromkeys([prog.where(f) for f in notes] + joint_notes))  # (once: not once a pass)
     run = prog.run
     failed = np.flatnonzero(solved.status != Status.CONVERGED)

@@ -135,9 +135,8 @@ class Texts:
                                           "different targets there", motion.statement.line, motion.statement.column,
                                           motion.file))
         steps = without(steps, left)
-        self.notes[:], self.unresolved_notes = recount_unresolved(self.notes, self.unresolved_notes, {
-            key for step in steps if isinstance(step, MotionRun)
-            for key in zip(step.file.tolist(), step.statement[:, 2].tolist())})
+        self.notes[:], self.unresolved_notes = recount_unresolved(self.notes, self.unresolved_notes,
+                                                                  set(motion_lines(steps)))
         return steps, {**self._call_sites(steps), **self._table_reads(steps, uses, fold, unfollowed),
                        "unresolved": self.unresolved_notes}
 
@@ -262,6 +261,12 @@ def note_found_nowhere(notes: list[Finding], sites: Iterable[tuple[str, int, int
     for key, file, line, column, name, _ in first.values():
         notes.append(Finding(message(name, count[key], file, line), line, column, file))
     return tuple((name, file, line, column) for _, file, line, column, name, own in ordered if own)
+
+
+def motion_lines(steps: Sequence[MotionRun | Wait]) -> list[tuple[int, int]]:
+    """The ``(file, line)`` of each motion of ``steps``, in order (a motion run several times, each time)."""
+    return [key for step in steps if isinstance(step, MotionRun)
+            for key in zip(step.file.tolist(), step.statement[:, 2].tolist())]
 
 
 def recount_unresolved(notes: Sequence[Finding], unresolved: dict, followed: Collection[tuple[int, int]]

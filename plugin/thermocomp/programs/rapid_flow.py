@@ -13,7 +13,7 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp.errors import InputError
-from thermocomp.programs import passes, rapid_scope
+from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
 from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
@@ -712,8 +712,7 @@ class _Flow(_Calls):
             self.outside = outside | {name for name in names if any(path[name][1].followed is None for path in paths)}
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
-            rows = [key for step in self.steps[first:] if isinstance(step, MotionRun)
-                    for key in zip(step.file.tolist(), step.statement[:, 2].tolist())]
+            rows = calls.motion_lines(self.steps[first:])
             self.conditional.extend(line for _, line in rows)
             self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*_location(statement), self.file)))
         finally:

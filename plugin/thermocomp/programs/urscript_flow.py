@@ -519,11 +519,10 @@ class Flow(calls.Texts):
             self.unresolved_depth -= deeper
         if deeper and len(self.steps) > first:  # (it moved on a path known only while running: where the robot stands
             self.sequence_starts[:] = [len(self.steps)] * len(self.sequence_starts)  # after it is not known)
-        ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
-                          for line in step.statement[:, 2].tolist()})
-        if ordered and deeper:
-            self.conditional_lines.extend(ordered)
-            self.note_once(self.note_unresolved(word, [(0, line) for line in ordered], line_col(st), why))
+        rows = sorted(set(calls.motion_lines(self.steps[first:])))  # (one file: its lines in order)
+        if rows and deeper:
+            self.conditional_lines.extend(line for _, line in rows)
+            self.note_once(self.note_unresolved(word, rows, line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
@@ -654,10 +653,9 @@ class Flow(calls.Texts):
             if loop.exits:  # (a break under a condition known only while running: any pass may be the last)
                 self.merge([self.snapshot(local), *(state for _, state, _ in loop.exits)], local,
                            f"the while at line {line_col(st)[0]}")
-                lines = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
-                                for line in step.statement[:, 2].tolist()})
-                self.conditional_lines.extend(lines)  # (their tables indexed by the counters: passes.settle)
-                self.note_once(self.note_unresolved("while", [(0, line) for line in lines], line_col(st), "a break "
+                rows = sorted(set(calls.motion_lines(self.steps[first:])))
+                self.conditional_lines.extend(line for _, line in rows)  # (their tables: passes.settle)
+                self.note_once(self.note_unresolved("while", rows, line_col(st), "a break "
                                                     "under a condition known only while running may end it after any "
                                                     "pass"))
             changing = pass_tables.take(self.steps[first:], self.per_pass, st, self.pass_walks,
