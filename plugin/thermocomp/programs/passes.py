@@ -56,11 +56,11 @@ def take(steps: list, per_pass: dict, loop: object, walks: list[tuple], inner: C
             keys = run.text_keys()
             mine = [key in differing for key in keys]
             moved = run.with_text_at_argument(np.array(mine))
-            inside = _in_statement(moved, np.arange(len(keys)))
+            inside, moved_keys = _in_statement(moved, np.arange(len(keys))), moved.text_keys()
             for i in np.flatnonzero(mine).tolist():
                 if not inside[i]:  # (a text or an argument before the motion: its counter would advance after it)
                     return calls._motion_of_point(run, i)
-                tabled[moved.text_keys()[i]] = None
+                tabled[moved_keys[i]] = None
     lines: dict[tuple[int, int], list[int]] = {key: [] for key in tabled}  # each text: the lines of its runs (the
     for run in steps if tabled else ():  # points whose text or argument it is), each run walked once
         if isinstance(run, MotionRun):
