@@ -740,9 +740,7 @@ class _Declarations:
                 raise _Unsupported(f"{name} of a value that is not an array of known size", node)
             if not 1 <= dimension <= rank:
                 raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
-            for _ in range(dimension - 1):
-                array = array[0]
-            return float(len(array)), "num"
+            return float(_sizes(array, data.type)[dimension - 1]), "num"  # type: ignore[union-attr]
         if key == "present":  # Present(OptPar): whether the call being followed gave that optional parameter
             param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
                 else None
