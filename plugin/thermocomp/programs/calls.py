@@ -49,16 +49,15 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
     there, :func:`.passes.take_calls`), and (motion, later call) for each clash; a text ``tabled`` (written as a
     table, one entry a run: :mod:`.passes`) never clashes."""
     called = [(old, new) for old, new in zip(run, steps) if id(old) in in_call and isinstance(new, MotionRun)]
-    own = {id(new): np.all(new.text == new.argument, axis=1).tolist() for _, new in called}
+    own = {id(new): (~new.away()).tolist() for _, new in called}
     at_motion = {key for _, new in called for key, mine in zip(new.text_keys(), own[id(new)]) if mine and passed_in}
 
     def own_points():  # (a text written in its declaration is the caller's, unless another call runs the motion's
         for old, new in called:  # own text there: a declaration passed by name beside an element, Pick pts{i})
             mine = own[id(new)]
-            arguments = ((new.file[new.row_of_points()] << 40)[:, None] + new.argument[:, :2]).tolist() \
-                if at_motion and not all(mine) else None
+            arguments = new.argument_keys() if at_motion and not all(mine) else None
             for i, (key, target) in enumerate(new.targets()):
-                if not mine[i] and (arguments is None or (key := tuple(arguments[i])) not in at_motion):
+                if not mine[i] and (arguments is None or (key := arguments[i]) not in at_motion):
                     continue
                 if key not in tabled:
                     tool = new.frames[new.frame[i]][1]
@@ -160,11 +159,9 @@ class Texts:
         direct, kept = self._verdicts(uses(self.per_pass), unfollowed)
         done: dict[int, MotionRun] = {}
         for k, run in runs.items():  # (a step repeated, the passes of a FOR loop: decided once)
-            own = np.all(run.text == run.argument, axis=1).tolist()
             at = ((run.text_file << 40) + run.text[:, 0]).tolist()
             done[k] = run.with_text_at_argument(np.array(
-                [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                else kept.get(fold(name), False))
+                [bool(name) and (at[i] not in direct if at[i] in self._passed else kept.get(fold(name), False))
                  for i, name in enumerate(run.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
 
@@ -202,7 +199,7 @@ class Texts:
                 keys = step.text_keys()  # (their starts: the texts' task-wide offsets)
                 tabled.update(key for key in keys if key in self.per_pass)
                 at = [start for start, _ in keys]
-                for i in np.flatnonzero(np.any(step.text != step.argument, axis=1)).tolist():
+                for i in np.flatnonzero(step.away()).tolist():
                     if at[i] in self._passed:
                         passed.setdefault(at[i], []).append(first + i)
                     elif step.name_of_point[i]:

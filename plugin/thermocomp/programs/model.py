@@ -332,6 +332,11 @@ class MotionRun:
         at = (self.text_file << 40)[:, None] + self.text[:, :2]
         return list(map(tuple, at.tolist()))
 
+    def argument_keys(self) -> list[tuple[int, int]]:
+        """Each point's argument ``(start, end)`` across the task's files, as :meth:`text_keys`."""
+        at = (self.file[self.row_of_points()] << 40)[:, None] + self.argument[:, :2]
+        return list(map(tuple, at.tolist()))
+
     def targets(self) -> list[tuple[tuple[int, int], np.ndarray]]:
         """Each point's text key (:meth:`text_keys`) and target: its joints ``(q_len,)``, or its TCP pose ``(4, 4)``."""
         q_len = self.q_len.tolist()
@@ -342,9 +347,14 @@ class MotionRun:
         """The motion (row) of each point ``(p,)``."""
         return np.repeat(np.arange(len(self)), self.n_points)
 
+    def away(self) -> np.ndarray:
+        """Whether each point's text stands away from its argument (a declaration, an earlier statement) ``(p,)``."""
+        return np.any(self.text != self.argument, axis=1)
+
     def with_text_at_argument(self, at: np.ndarray) -> MotionRun:
-        """The run with the points ``at`` (a mask ``(p,)``) written at their argument, not their declaration."""
-        if not at.any():
+        """The run with the points ``at`` (a mask ``(p,)``) whose text stands away from their argument written at
+        their argument, not their declaration."""
+        if self.argument is self.text or not (at := at & self.away()).any():
             return self
         return dataclasses.replace(self, text=np.where(at[:, None], self.argument, self.text),
                                    text_file=np.where(at, self.file[self.row_of_points()], self.text_file))

@@ -55,29 +55,22 @@ def take(steps: list, per_pass: dict, loop: object, walks: list[tuple], inner: C
         if isinstance(run, MotionRun):
             keys = run.text_keys()
             mine = [key in differing for key in keys]
-            away = np.array(mine) & np.any(run.text != run.argument, axis=1)
-            moved = run.with_text_at_argument(away)
-            inside = _in_statement(moved, np.arange(len(keys)))
+            moved = run.with_text_at_argument(np.array(mine))
+            inside, moved_keys = _in_statement(moved, np.arange(len(keys))), moved.text_keys()
             for i in np.flatnonzero(mine).tolist():
                 if not inside[i]:  # (a text or an argument before the motion: its counter would advance after it)
                     return calls._motion_of_point(run, i)
-                tabled[moved.text_keys()[i]] = None
+                tabled[moved_keys[i]] = None
     lines: dict[tuple[int, int], list[int]] = {key: [] for key in tabled}  # each text: the lines of its runs (the
     for run in steps if tabled else ():  # points whose text or argument it is), each run walked once
         if isinstance(run, MotionRun):
-            for at, arg, line in zip(run.text_keys(), _argument_keys(run), run.statement[run.row_of_points(), 2].tolist()):
+            for at, arg, line in zip(run.text_keys(), run.argument_keys(), run.statement[run.row_of_points(), 2].tolist()):
                 for key in {at, arg} & lines.keys():
                     lines[key].append(line)
     for key, at_lines in lines.items():
         per_pass.setdefault(key, loop)
         walks.append((place[0], key, len(at_lines), not any(line in inner for line in at_lines), place[1]))
     return None
-
-
-def _argument_keys(run: MotionRun) -> list[tuple[int, int]]:
-    """Each point's argument ``(start, end)`` across the task's files, as :meth:`.model.MotionRun.text_keys`."""
-    at = (run.file[run.row_of_points()] << 40)[:, None] + run.argument[:, :2]
-    return list(map(tuple, at.tolist()))
 
 
 def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
@@ -101,8 +94,8 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], cou
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
     for k, step in enumerate(steps if tabled else ()):
         if isinstance(step, MotionRun) and id(step) not in moved:
-            hit = np.array([key in tabled for key in _argument_keys(step)], dtype=bool)
-            moved[id(step)] = new = step.with_text_at_argument(hit & np.any(step.text != step.argument, axis=1))
+            hit = np.array([key in tabled for key in step.argument_keys()], dtype=bool)
+            moved[id(step)] = new = step.with_text_at_argument(hit)
             if new is not step and id(step) in in_call:  # (the old step goes: its id may be another's later)
                 in_call[id(new)] = in_call.pop(id(step))
             if new is not step and id(step) in beside:
