@@ -155,7 +155,8 @@ class Summary:
 
     ``holds``: the first node that could change how or where the robot moves (a recursive call's function name), or
     None. ``assigns``: the globals they may assign. ``size``: at least how many motions, calls and loop passes they
-    run. ``moves``: they hold a motion. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them.
+    run. ``moves``: they hold a motion. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them;
+    ``breaks``: a ``break`` of theirs (not of a loop inside them) leaves them.
     ``changes``: their assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the names they read,
     sorted; ``stands``: they read the pose the robot stands at; ``elements``: a motion reads a list's element;
     ``cyclic``: they reach a recursive cycle (a call of them is never done again from memory).
@@ -172,6 +173,7 @@ class Summary:
     stands: bool = False
     elements: bool = False
     cyclic: bool = False
+    breaks: bool = False
 
 
 @dataclass(frozen=True)
@@ -202,18 +204,6 @@ class _Frame:
     condition: Tree | None = None  # (a counted loop's but a while True's: the counters it reads index a table,
     # Flow.index_counters)
     jumps: bool = False  # (a counted loop's body holds a break: its motions' counters are kept, Flow.index_counters)
-
-
-def _breaks(body: list) -> bool:
-    """``body``, a loop's statements, holds a ``break`` of that loop (not of a loop inside it)."""
-    stack = [node for node in body if isinstance(node, Tree)]
-    while stack:
-        node = stack.pop()
-        if node.data == "break_stmt":
-            return True
-        if node.data not in ("while_stmt", "func_def", "thread_def", "sec_def"):
-            stack.extend(child for child in node.children if isinstance(child, Tree))
-    return False
 
 
 @contextlib.contextmanager
@@ -273,7 +263,7 @@ class Flow(calls.Texts):
         holds = None
         assigns: set[str] = set()
         reads = {str(n.children[0]) for node in head for n in node.find_data("name")}
-        moves, jumps, returns, stands, elements, cyclic = False, False, False, False, False, False
+        moves, jumps, returns, stands, elements, cyclic, breaks = False, False, False, False, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
             node, looped = stack.pop()
@@ -295,6 +285,7 @@ class Flow(calls.Texts):
                 returns = True
             elif kind in ("break_stmt", "continue_stmt"):
                 jumps = jumps or not looped
+                breaks = breaks or (kind == "break_stmt" and not looped)
             elif kind == "assign":
                 target, _, word = assignment(node)
                 root = root_name(target)
@@ -322,7 +313,7 @@ class Flow(calls.Texts):
         changes = tuple(sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
                         if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns, changes, tuple(sorted(reads)), stands,
-                       elements, cyclic)
+                       elements, cyclic, breaks)
 
     @cached_property
     def unread(self) -> frozenset[str]:
@@ -540,10 +531,11 @@ class Flow(calls.Texts):
         is one pass), or, nothing of the unrolling kept, a loop of count known only while running: passed over when
         it moves nothing, else its body followed from its head's state."""
         condition, body = st.children[0], st.children[1:]
+        facts = self.facts(st, body)
         forever = condition.data == "name" and str(condition.children[0]) == "True"
-        if not forever or _breaks(body):  # (``while True`` left by a ``break`` the file decides: counted too)
+        if not forever or facts.breaks:  # (``while True`` left by a ``break`` the file decides: counted too)
             mark, entry = self._mark(), self.snapshot(local)
-            left = self.run_counted_while(st, body, local, depth)
+            left = self.run_counted_while(st, body, facts, None if forever else condition, local, depth)
             if left is not _UNCOUNTED:
                 return left
             self._rollback(mark)
@@ -553,7 +545,7 @@ class Flow(calls.Texts):
             self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
             self.loop_noted = True
             self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-        if not main and (facts := self.facts(st, body)).holds is None:
+        if not main and facts.holds is None:
             self.pass_over(st, facts, "while", local)
             return None
         with self.unresolved(st, "while", deeper=not main):
@@ -614,20 +606,25 @@ class Flow(calls.Texts):
     def _rollback(self, mark: tuple) -> None:
         steps, notes, unsupported, conditional, self.started_threads, self.loop_noted, *_, self.unrolled = mark
         self._moved.clear()  # (a call remembered may have added what is taken back: run again)
-        self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
-        del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
-        self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < steps]
+        self._drop_steps(steps)
+        del self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
-    def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
-        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"). A motion whose
-        target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`; a
+    def _drop_steps(self, first: int) -> None:
+        """The steps from ``first`` on taken back, with their walks; kept alive (their ids keyed tables, ``_in_call``)."""
+        self._discarded.extend(self.steps[first:])
+        del self.steps[first:]
+        self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < first]
+
+    def run_counted_while(self, st: Tree, body: list, facts: Summary, counts: Tree | None, local: dict, depth: int
+                          ) -> _Left | None:
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"; ``facts``: its
+        body's, ``counts``: its condition, None for a ``while True``, whose breaks alone decide its count). A motion
+        whose target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`; a
         count known only while running after all: :data:`_UNCOUNTED`."""
         condition, first, passes, start = st.children[0], len(self.steps), 0, self.statements_run
         first_conditional = len(self.conditional_lines)
-        facts = self.facts(st, body)
         quiet = facts.holds is None
-        forever = condition.data == "name" and str(condition.children[0]) == "True"
-        loop = _Frame(self.unresolved_depth, counted=True, condition=None if forever else condition, jumps=facts.jumps)
+        loop = _Frame(self.unresolved_depth, counted=True, condition=counts, jumps=facts.jumps)
         try:
             with _on(self.frames[-1].loops, loop):
                 while True:
@@ -665,9 +662,7 @@ class Flow(calls.Texts):
                                   f"from pass to pass of this while{self.changed_by(st, changing)}: one written target "
                                   "cannot serve every pass", st)
         except Unsupported:
-            self._discarded.extend(self.steps[first:])  # (alive, as in _rollback: their ids key _in_call)
-            del self.steps[first:]
-            self.pass_walks[:] = [walk for walk in self.pass_walks if walk[0] < first]
+            self._drop_steps(first)
             raise
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
                                                 "known false before the first pass)")):

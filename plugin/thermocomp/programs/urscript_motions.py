@@ -434,23 +434,21 @@ class Motions:
     def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
         """:func:`motion_parameters` of a shape's :func:`_arguments`; None where the general rules must read it. Of
         numbers only, found once per shape of the file (every run of it reads the same)."""
-        if all(isinstance(value, float) for *_, value in found):
-            key = ("parameters", name, id(found))  # (found kept with it: its id stays its)
-            if key not in self._summaries:
-                self._summaries[key] = (found, self._parameters_of(name, found, local))
-            return self._summaries[key][1]
-        return self._parameters_of(name, found, local)
-
-    def _parameters_of(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
-        if any(isinstance(value, float) and not math.isfinite(value) for *_, value in found):
-            return None
+        shape = ("parameters", name, id(found)) if all(isinstance(value, float) for *_, value in found) else None
+        if shape in self._summaries:  # (found kept with it: its id stays its)
+            return self._summaries[shape][1]
+        result = None
         try:
-            numbers = [v if isinstance(v, float) else self.number(Tree("name", [Token("NAME", v)]), local)
-                       for *_, v in found]
-            return motion_parameters(name, [n for (_, key, *_), n in zip(found, numbers) if key is None],
-                                     {key: n for (_, key, *_), n in zip(found, numbers) if key})
+            if all(math.isfinite(v) for *_, v in found if isinstance(v, float)):
+                numbers = [v if isinstance(v, float) else self.number(Tree("name", [Token("NAME", v)]), local)
+                           for *_, v in found]
+                result = motion_parameters(name, [n for (_, key, *_), n in zip(found, numbers) if key is None],
+                                           {key: n for (_, key, *_), n in zip(found, numbers) if key})
         except (Refused, Unsupported):
-            return None
+            pass
+        if shape is not None:
+            self._summaries[shape] = (found, result)
+        return result
 
     def _frame(self, name: str, local: dict) -> Pose | None:
         """The pose ``pose_trans`` reads as the frame ``name``; None where none, or one written at a call site."""

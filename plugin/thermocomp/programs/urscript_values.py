@@ -219,11 +219,6 @@ def parameters(function: Tree) -> list[tuple[str, Tree | None]]:
             for params in function.children if isinstance(params, Tree) and params.data == "params" for p in params.children]
 
 
-def _origin(exc: Unsupported) -> str:
-    """What made a value known only while running, for the message of the motion that reads it."""
-    return f"{exc.origin}, known only while running" if exc.origin else f"a value known only while running ({exc.message})"
-
-
 def _same(a: object, b: object) -> bool:
     if a is b:
         return True
@@ -353,8 +348,9 @@ class Values:
         stood = self._stood
         try:
             value, why = self.evaluate(expr, local), ""
-        except Unsupported as exc:
-            value, why = None, unknown.format(_origin(exc))
+        except Unsupported as exc:  # (what made it known only while running, for the message of a motion reading it)
+            value, why = None, unknown.format(f"{exc.origin}, known only while running" if exc.origin else
+                                              f"a value known only while running ({exc.message})")
         solved = self.inverse_kin(expr, local) if value is None and expr.data == "call" else None
         return Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
                        self._stood[1] if self._stood != stood else 0, solved)
