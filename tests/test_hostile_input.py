@@ -41,11 +41,11 @@ def xacro(folder: Path, body: str, name: str = "r.xacro") -> Path:
 
 
 def test_a_format_wider_than_any_name_is_refused_at_its_line(case, capsys, expression="$(eval f'{1:>300000000}')"):
-    """A 300 MB joint name came back from the child within its bounds; robot show then ran for minutes."""
+    """A 300 MB joint name came back from the child within its bounds; robot show then ran for minutes. The width is
+    refused as written, before any text is built (no timed assertion: one failed at 22.6 s under a load of 29)."""
     xacro(case, JOINT.format(name=expression, axis="0 0 1"))
-    started = time.perf_counter()
-    refused(case, capsys, ["robot", "show", "r.xacro"], EXIT_INPUT, "r.xacro, line 5", "xacro")
-    assert time.perf_counter() - started < 20
+    refused(case, capsys, ["robot", "show", "r.xacro"], EXIT_INPUT, "r.xacro, line 5", "xacro",
+            "a format width or precision of 300000000 (at most 1000)")
 
 
 @pytest.mark.parametrize("expression", ["f'{1:>300000000}'", "'%300000000d' % 1", "'%*d' % (9, 1)",
