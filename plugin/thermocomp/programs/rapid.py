@@ -260,7 +260,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, tuple[Token, MoveStatements]] = {}  # id of each MOVES token -> it, its statements
-        self._split = False  # whether the task's runs are split (:meth:`_Motions.move_matches`)
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
 

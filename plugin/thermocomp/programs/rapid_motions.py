@@ -135,8 +135,8 @@ class MoveStatements(RunStatements):
     ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
     written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
-    ``(p, 4, 4)`` [m] in its frame; per statement, ``unread``: it has an inline point not read; its ``instruction``
-    as written, its ``kind``'s code and whether it is ``readable`` (the points its instruction takes, none unread).
+    ``(p, 4, 4)`` [m] in its frame; per statement, its ``instruction`` as written, its ``kind``'s code and whether
+    it is ``readable`` (the points its instruction takes, each inline one read).
 
     And the :class:`~thermocomp.programs.model.MotionRun` columns the inline points read give whatever the data
     around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``), the file's
@@ -179,27 +179,27 @@ class MoveStatements(RunStatements):
         self.second_point = np.tile([False, True], r)[present]
         self.n_points = present.reshape(-1, 2).sum(axis=1)
         p = len(starts)
+        # each statement's instruction as written (its shape's first statement's) and its kind's code
+        written = [self.text[a:e] for a, e in zip(self.start[self.shape_first].tolist(),
+                                                   self.instruction_end[self.shape_first].tolist())]
+        signatures = [MOTIONS[name.lower()] for name in written]
+        self.instruction = np.array(written, dtype=object)[self.shape_of]
+        self.kind = np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[self.shape_of]
         self.inline = inline = b[starts] == ord("[")
-        self.joint = joint = ((b[self.starts("instr") + 4] | 0x20) == ord("a"))[self.point_statement]  # MoveAbsJ's
+        self.joint = joint = (self.kind == _KIND_CODE[ABSOLUTE_JOINT])[self.point_statement]  # MoveAbsJ's
         self.values, self.extax = np.full((p, 11), np.nan), np.full(p, "", dtype=object)
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
         for dtype in ("robtarget", "jointtarget"):
             self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
-        self.unread = np.zeros(r, dtype=bool)
-        self.unread[self.point_statement[inline & ~self.read]] = True
         robot, joints = (inline & ~joint & self.read)[:, None], (inline & joint & self.read)[:, None]
         self.q, self.q_len = np.where(joints, np.radians(self.values[:, :6]), np.nan), np.where(joints[:, 0], 6, 0)
         self.confdata = np.where(robot, self.values[:, 7:11], 0).astype(np.int64)
         self.has_confdata, self.quat = inline & ~joint, np.where(robot, self.values[:, 3:7], np.nan)
-        # each statement's instruction as written, its kind's code, and whether the general rules leave it to the
-        # columns: it has the points its instruction takes and each inline one read
-        encoded = byte_spans(self.data, self.start, self.instruction_end).dictionary_encode()
-        written = [name.decode("latin-1") for name in encoded.dictionary.to_pylist()]
-        which = encoded.indices.to_numpy(zero_copy_only=False)
-        signatures = [MOTIONS[name.lower()] for name in written]
-        self.instruction = np.array(written, dtype=object)[which]
-        self.kind = np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[which]
-        self.readable = (np.array([g.points for g in signatures], dtype=np.int64)[which] == self.n_points) & ~self.unread
+        # whether the general rules leave a statement to the columns: it has the points its instruction takes and
+        # each inline one read
+        unread = np.zeros(r, dtype=bool)
+        unread[self.point_statement[inline & ~self.read]] = True
+        self.readable = (np.array([g.points for g in signatures], dtype=np.int64)[self.shape_of] == self.n_points) & ~unread
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
         """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: read where
@@ -402,14 +402,11 @@ class _Motions:
         """The :class:`MoveStatements` of a ``MOVES`` token, split once: at the first asked, every run of the task's
         files together (:meth:`RunStatements.runs`)."""
         if id(token) not in self._matches:  # (the tokens kept: their ids stay theirs)
-            trees = () if self._split else getattr(self, "task_trees", ())  # (set by _Flow.run: the task's files)
             files = [([node.children[0] for node in tree.find_data("moves")], self._files[file][2], file)
-                     for file, tree in enumerate(trees)]
+                     for file, tree in enumerate(() if self._matches else self.task_trees)]
             if not any(t is token for tokens, _, _ in files for t in tokens):  # (a token of no file's tree: this one's)
                 files.append(([token], self.lines, self.file))
-            self._split = self._split or bool(trees)
             for tokens, lines, file in files:
-                tokens = [t for t in tokens if id(t) not in self._matches]
                 self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines, file)))
         return self._matches[id(token)][1]
 
@@ -540,7 +537,6 @@ class _Motions:
                                "motion of the program to a known target)", node)
         motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[self.stand_from:])
                        if isinstance(step, MotionRun)), None)
-        why = None
         if self.unsupported:  # (a motion left as written, or a construct not followed, may have moved the robot since)
             at = self.unsupported[0]
             why = f"a construct before it is not followed (line {at.line}): where the robot stands is not known"
@@ -631,7 +627,7 @@ class _Motions:
             raise self.error(f"{node.children[0]}: expected a robtarget and a tool, got {len(positional)} "
                              "argument(s)", node)
         other = [str(arg.children[0]) for arg in node.children[1].children  # (as written)
-                 if isinstance(arg, Tree) and arg.data in ("opt_arg", "cond_arg") and str(arg.children[0]).lower() != "wobj"]
+                 if isinstance(arg, Tree) and arg.data == "opt_arg" and str(arg.children[0]).lower() != "wobj"]
         if other:  # \UseCurWObjPos (a moving work object's position now), \ErrorNumber: known only while running
             raise _Unsupported(f"{node.children[0]} \\{other[0]} is not followed", node)
         frames = self.motion_frames(positional[1], optional.get("wobj"), local)
