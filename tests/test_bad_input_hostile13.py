@@ -4,10 +4,13 @@ line): each class a test that failed before its fix, with several variants.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 from test_bad_input import case, refused  # noqa: F401  (fixture)
+
+from thermocomp.errors import InputError
 
 # ----- servo track: the servo samples over every row and run (paths x speeds x references x controllers x runs)
 # ----- are bounded before any is simulated, with a message naming the options; each option was in its range and
@@ -72,3 +75,88 @@ def test_a_tracking_campaign_within_its_samples_goes_on_to_track(case, monkeypat
         with pytest.raises(Simulated):
             servo.run_track(job)
     assert not (case / "o.csv").exists()
+
+
+# ----- servo track: a models file's joint model the tracking cannot use is refused at its [[joint]] table's line (a
+# ----- LinAlgError or ValueError traceback from SciPy's Riccati solver came out of the filter's design: B or C of
+# ----- zeros, values whose products overflow); an order beyond servo identify's ran the design for minutes (a
+# ----- 1,500-square A); a string or a bool was taken as a number
+
+
+def _models_text() -> str:
+    from test_servo_core import RATE, servo_model
+
+    from thermocomp.io.robots import load_robot
+    from thermocomp.printing.identification import ServoModels
+    from thermocomp.printing.models_toml import models_toml_text
+
+    return models_toml_text(ServoModels(RATE, 4, (servo_model(2),) * 6, load_robot("ur5").joint_names), "ur5")
+
+
+def _first_joint_key(text: str, key: str, value: str) -> tuple[str, int]:
+    """``text`` with the first ``[[joint]]``'s ``key = ...`` line set to ``value``; and that line's number."""
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith(f"{key} = "))
+    lines[k] = f"{key} = {value}"
+    return "\n".join(lines), k + 1
+
+
+def _order(n: int, diagonal: str = "0.5") -> dict[str, str]:
+    rows = [[("1.0" if i == j == 0 else diagonal) if i == j else "0.0" for j in range(n)] for i in range(n)]
+    return {"A": "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]",
+            "B": "[" + ", ".join(["0.1"] * n) + "]",
+            "C": "[[" + ", ".join(["1.0"] + ["0.0"] * (n - 1)) + "], [" + ", ".join(["0.0"] + ["1.0"] * (n - 1)) + "]]"}
+
+
+def _with(text: str, values: dict[str, str]) -> tuple[str, int]:
+    line = 0
+    for key, value in values.items():
+        text, at = _first_joint_key(text, key, value)
+        line = at if key == "A" else line
+    return text, line or at
+
+
+@pytest.mark.parametrize(("values", "words"), [
+    ({"B": "[0.0, 0.0, 0.0]"}, "the filter and the MPC can be designed for"),
+    ({"C": "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"}, "the filter and the MPC can be designed for"),
+    ({"B": "[1e308, 1e308, 1e308]"}, "the filter and the MPC can be designed for"),
+    ({"C": "[[1e308, 1e308, 1e308], [1e308, 1e308, 1e308]]"}, "the filter and the MPC can be designed for"),
+    (_order(21), "expected a square matrix of order 1 to 20 (servo identify's orders), got order 21"),
+    (_order(1500), "expected a square matrix of order 1 to 20 (servo identify's orders), got order 1500"),
+    ({"A": '[["1", 0, 0], [0, 0.5, 0], [0, 0, 0.5]]'}, "key A: expected numbers"),
+    ({"B": "[true, false, false]"}, "key B: expected numbers"),
+    ({"C": '[[1, 0, 0], [0, 1, "0"]]'}, "key C: expected numbers"),
+])
+def test_a_models_joint_the_tracking_cannot_use_is_refused_at_its_line(values, words):
+    from thermocomp.io.robots import load_robot
+    from thermocomp.printing.models_toml import models_from_toml_text
+
+    text, _ = _with(_models_text(), values)
+    key = re.match(r"key (\w)", words)  # (else the model's: at its key A)
+    line = text.split("\n").index(next(t for t in text.split("\n") if t.startswith(f"{key[1] if key else 'A'} = "))) + 1
+    started = time.perf_counter()
+    with pytest.raises(InputError, match=re.escape(words)) as info:
+        models_from_toml_text(text, "m.toml", load_robot("ur5").joint_names)
+    assert str(info.value).startswith(f"m.toml, line {line}, column ")
+    assert "joint 'shoulder_pan_joint'" in str(info.value)
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("values", [{}, _order(20), _order(1), {"A": "[[1, 0, 0], [0, 0, 0], [0, 0, 0]]"}])
+def test_a_models_joint_the_tracking_can_use_is_read(values):
+    """servo identify's models; the highest order; integers for floats; a model whose other modes are at rest."""
+    from thermocomp.io.robots import load_robot
+    from thermocomp.printing.models_toml import models_from_toml_text
+
+    text, _ = _with(_models_text(), values) if values else (_models_text(), 0)
+    models, robot = models_from_toml_text(text, "m.toml", load_robot("ur5").joint_names)
+    assert robot == "ur5"
+    assert models.joints[0].order == (len(values.get("B", "[0, 0, 0]").split(",")))
+
+
+def test_a_models_file_the_tracking_cannot_use_ends_the_command_naming_it(case, capsys):
+    text, _ = _with(_models_text(), {"C": "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"})
+    line = next(k for k, t in enumerate(text.split("\n"), 1) if t.startswith("A = "))
+    (case / "m.toml").write_text(text)
+    refused(case, capsys, ["servo", "track", "--models", "m.toml", "--path", "line:x", "--speed-mm-s", "10", "--out",
+                           "o.csv", "--no-progress"], 1, f"m.toml, line {line}, column", "can be designed for")
