@@ -160,3 +160,43 @@ def test_a_models_file_the_tracking_cannot_use_ends_the_command_naming_it(case, 
     (case / "m.toml").write_text(text)
     refused(case, capsys, ["servo", "track", "--models", "m.toml", "--path", "line:x", "--speed-mm-s", "10", "--out",
                            "o.csv", "--no-progress"], 1, f"m.toml, line {line}, column", "can be designed for")
+
+
+# ----- servo track: a path whose motion falls between two servo samples (targets a micrometre apart at 100 mm/s, a
+# ----- line at 1 Hz) is a step from its start to its end; its arc length was 0 / 0 and SciPy's Slerp ended the run
+# ----- with a ValueError traceback
+
+
+@pytest.mark.parametrize(("path", "speed", "rate"), [("1 um", 100.0, 125.0), ("1 nm", 1000.0, 1000.0), ("1 um", 1e-3, 1.0),
+                                                     ("line:x", 1000.0, 1.0), ("line:z", 1000.0, 2.0)])
+def test_a_path_whose_motion_falls_between_two_samples_is_a_step(path, speed, rate):
+    import numpy as np
+
+    from thermocomp.printing.paths import LINE_LENGTH, LINE_START_MM, line_path, targets_path
+
+    if path.startswith("line"):
+        cart = line_path(path, speed, rate, np.eye(3))
+        start, end = np.asarray(LINE_START_MM) * 1e-3, np.asarray(LINE_START_MM) * 1e-3
+        end[{"line:x": 0, "line:z": 2}[path]] += LINE_LENGTH
+    else:
+        step = {"1 um": 1e-6, "1 nm": 1e-9}[path]
+        start, end = np.array([0.4, -0.1, 0.3]), np.array([0.4 + step, -0.1, 0.3])
+        cart = targets_path(np.tile(np.eye(3), (2, 1, 1)), [start, end], speed, rate)
+    assert np.all(np.isfinite(cart.p_world_tcp)) and np.all(np.isfinite(cart.R_world_tcp))
+    np.testing.assert_allclose(cart.p_world_tcp[0], start, atol=1e-15)
+    np.testing.assert_allclose(cart.p_world_tcp[-1], end, atol=1e-15)
+    along = (cart.p_world_tcp - start) @ (end - start) / np.sum((end - start) ** 2)
+    assert np.all(np.diff(along) >= 0) and along[0] == 0.0 and along[-1] == pytest.approx(1.0)
+
+
+def test_a_print_path_of_targets_a_micrometre_apart_is_tracked(case, capsys):
+    from test_bad_input import run_cli
+
+    _models(case)
+    (case / "p.csv").write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\n"
+                                "P1,400,-100,300,180,0,0\nP2,400.001,-100,300,180,0,0\n")
+    code, out, err = run_cli(capsys, ["servo", "track", "--models", "m.toml", "--path", "p.csv", "--speed-mm-s", "100",
+                                      "--controller", "none", "--out", "o.csv", "--no-progress"])
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert (case / "o.csv").read_text().splitlines()[1].startswith("none,100,p.csv,")
