@@ -200,3 +200,20 @@ def test_a_print_path_of_targets_a_micrometre_apart_is_tracked(case, capsys):
     assert code == 0, err
     assert "Traceback" not in err
     assert (case / "o.csv").read_text().splitlines()[1].startswith("none,100,p.csv,")
+
+
+# ----- excite --experiment static: a robot whose links are too light for any joint to see (every formula of Step 2
+# ----- left out, no pose chosen) is refused naming the robot file; an empty trajectory ended in a numpy traceback
+
+
+@pytest.mark.parametrize("mass", ["0.001", "1e-6", "0.01"])
+def test_a_static_experiment_of_links_too_light_to_see_is_refused_naming_the_robot(case, capsys, mass):
+    from test_bad_input import run_cli
+
+    assert run_cli(capsys, ["robot", "export", "irb140", "--out", "full.urdf"])[0] == 0  # (with its CAD inertials)
+    text = re.sub(r'<mass value="[^"]*"', f'<mass value="{mass}"', (case / "full.urdf").read_text())
+    (case / "full.urdf").unlink()
+    assert text.count("<mass") >= 6
+    (case / "r.urdf").write_text(text)
+    refused(case, capsys, ["excite", "--robot", "r.urdf", "--experiment", "static", "--out", "o.csv"], 1,
+            "r.urdf: the static experiment: no link's reference (CAD) gravity torque reaches 0.5 N m")
