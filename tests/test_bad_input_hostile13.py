@@ -217,3 +217,45 @@ def test_a_static_experiment_of_links_too_light_to_see_is_refused_naming_the_rob
     (case / "r.urdf").write_text(text)
     refused(case, capsys, ["excite", "--robot", "r.urdf", "--experiment", "static", "--out", "o.csv"], 1,
             "r.urdf: the static experiment: no link's reference (CAD) gravity torque reaches 0.5 N m")
+
+
+# ----- a COLLADA mesh's <unit meter> not a finite number > 0 is refused naming the file (nan and inf passed the
+# ----- check against the unit given, the mesh read at the given one)
+
+
+def _dae(meter: str) -> str:
+    corners = [(x, y, z) for x in (0.0, 0.1) for y in (0.0, 0.1) for z in (0.0, 0.1)]
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6), (0, 2, 6),
+             (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    points = " ".join(f"{c:g}" for v in corners for c in v)
+    return ('<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">'
+            f'<asset><unit meter="{meter}"/><up_axis>Z_UP</up_axis></asset><library_geometries><geometry id="g"><mesh>'
+            f'<source id="p"><float_array id="pa" count="24">{points}</float_array><technique_common>'
+            '<accessor source="#pa" count="8" stride="3"><param name="X" type="float"/><param name="Y" type="float"/>'
+            '<param name="Z" type="float"/></accessor></technique_common></source><vertices id="v"><input '
+            'semantic="POSITION" source="#p"/></vertices><triangles count="12"><input semantic="VERTEX" source="#v" '
+            f'offset="0"/><p>{" ".join(str(i) for f in faces for i in f)}</p></triangles></mesh></geometry>'
+            '</library_geometries><library_visual_scenes><visual_scene id="s"><node><instance_geometry url="#g"/>'
+            '</node></visual_scene></library_visual_scenes><scene><instance_visual_scene url="#s"/></scene></COLLADA>\n')
+
+
+@pytest.mark.parametrize("meter", ["nan", "inf", "-inf", "NaN", "0", "-0.001"])
+def test_a_collada_unit_not_a_finite_positive_number_is_refused_naming_the_file(tmp_path, meter):
+    from thermocomp.io.meshes import read_mesh
+
+    (tmp_path / "m.dae").write_text(_dae(meter))
+    with pytest.raises(InputError, match=re.escape(f"<unit meter>: expected a finite number > 0 (metres per unit), "
+                                                   f"got {meter!r}")) as info:
+        read_mesh(tmp_path / "m.dae", 1.0)
+    assert info.value.path == str(tmp_path / "m.dae")
+
+
+@pytest.mark.parametrize("meter", ["1", "0.001"])
+def test_a_collada_unit_of_metres_per_unit_is_read_at_it(tmp_path, meter):
+    import numpy as np
+
+    from thermocomp.io.meshes import read_mesh
+
+    (tmp_path / "m.dae").write_text(_dae(meter))
+    mesh = read_mesh(tmp_path / "m.dae", float(meter))
+    np.testing.assert_allclose(np.ptp(mesh.vertices, axis=0), [0.1 * float(meter)] * 3, rtol=1e-6)

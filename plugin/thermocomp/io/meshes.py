@@ -127,6 +127,9 @@ def _dae_asset(path: Path) -> tuple[float, str]:
                     meter = float(e.get("meter", ""))
                 except ValueError:
                     raise InputError(f"<unit meter>: expected a number, got {e.get('meter')!r}", path=str(path)) from None
+                if not (math.isfinite(meter) and meter > 0):  # (nan or inf passed the check against the given unit)
+                    raise InputError(f"<unit meter>: expected a finite number > 0 (metres per unit), got "
+                                     f"{e.get('meter')!r}", path=str(path))
             elif tag == "up_axis" and e.text:
                 up = e.text.strip()
     _check_float_arrays(root, path)
