@@ -259,3 +259,33 @@ def test_a_collada_unit_of_metres_per_unit_is_read_at_it(tmp_path, meter):
     (tmp_path / "m.dae").write_text(_dae(meter))
     mesh = read_mesh(tmp_path / "m.dae", float(meter))
     np.testing.assert_allclose(np.ptp(mesh.vertices, axis=0), [0.1 * float(meter)] * 3, rtol=1e-6)
+
+
+# ----- an OBJ face whose vertex index lies beyond the file's vertices is refused at its line and column (trimesh's
+# ----- IndexError came out as "cannot read the mesh: index 98 is out of bounds for axis 0 with size 3")
+
+_TETRA = "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n"
+
+
+@pytest.mark.parametrize(("faces", "line", "column", "index"), [
+    ("f 1 3 2\nf 1 2 99\n", 6, 7, "99"),
+    ("f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 5\n", 8, 7, "5"),
+    ("f 1/1/1 3/3/3 2/2/2\nf 1/1 2/2 -7/7\n", 6, 11, "-7"),
+    ("# faces\n  f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4 400\n", 9, 9, "400"),
+])
+def test_an_obj_face_index_beyond_its_vertices_is_refused_at_its_line(tmp_path, faces, line, column, index):
+    from thermocomp.io.meshes import read_mesh
+
+    (tmp_path / "m.obj").write_text(_TETRA + faces)
+    with pytest.raises(InputError, match=re.escape(f"expected face vertex indices within the file's 4 vertices, got "
+                                                   f"{index}")) as info:
+        read_mesh(tmp_path / "m.obj", 1.0)
+    assert (info.value.row, info.value.column) == (line, column)
+
+
+@pytest.mark.parametrize("faces", ["f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "f -4 -2 -3\nf -4 -3 -1\nf -4 -1 -2\nf -3 -2 -1\n"])
+def test_an_obj_face_of_indices_within_its_vertices_is_read(tmp_path, faces):
+    from thermocomp.io.meshes import read_mesh
+
+    (tmp_path / "m.obj").write_text(_TETRA + faces)
+    assert len(read_mesh(tmp_path / "m.obj", 1.0).faces) == 4
