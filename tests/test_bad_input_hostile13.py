@@ -5,7 +5,6 @@ line): each class a test that failed before its fix, with several variants.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from test_bad_input import case, refused  # noqa: F401  (fixture)
@@ -40,12 +39,10 @@ def test_a_tracking_campaign_beyond_its_samples_is_refused_naming_its_options(ca
     from thermocomp.app.servo import MAX_TRACK_SAMPLES
 
     _models(case)
-    started = time.perf_counter()
     err = refused(case, capsys, ["servo", "track", "--models", "m.toml", "--out", "o.csv", "--no-progress", *options],
                   1, "--path, --speed-mm-s, --controller and --runs", f"expected at most {MAX_TRACK_SAMPLES:,} servo "
                   "samples over every row and run")
     assert ("twice with --deformation" in err) == ("--deformation" in options)
-    assert time.perf_counter() - started < 60
 
 
 def test_a_tracking_campaign_within_its_samples_goes_on_to_track(case, monkeypatch):
@@ -134,12 +131,10 @@ def test_a_models_joint_the_tracking_cannot_use_is_refused_at_its_line(values, w
     text, _ = _with(_models_text(), values)
     key = re.match(r"key (\w)", words)  # (else the model's: at its key A)
     line = text.split("\n").index(next(t for t in text.split("\n") if t.startswith(f"{key[1] if key else 'A'} = "))) + 1
-    started = time.perf_counter()
     with pytest.raises(InputError, match=re.escape(words)) as info:
         models_from_toml_text(text, "m.toml", load_robot("ur5").joint_names)
     assert str(info.value).startswith(f"m.toml, line {line}, column ")
     assert "joint 'shoulder_pan_joint'" in str(info.value)
-    assert time.perf_counter() - started < 30
 
 
 @pytest.mark.parametrize("values", [{}, _order(20), _order(1), {"A": "[[1, 0, 0], [0, 0, 0], [0, 0, 0]]"}])
