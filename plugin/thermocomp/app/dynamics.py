@@ -421,7 +421,7 @@ def run_experiment(spec: ExperimentJob, *,
     :class:`thermocomp.simulators.pybullet.poses.PoseCheck` (handed down, so that this job loads no simulator).
     """
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
-    from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
+    from thermocomp.dynamics.static_step import MIN_GRAVITY_TORQUE, plan_static_poses, static_trajectory
     from thermocomp.io.robot_files import robot_file_inputs
     from thermocomp.io.robots import load_robot
 
@@ -442,6 +442,10 @@ def run_experiment(spec: ExperimentJob, *,
                 raise ConfigurationError("the static experiment needs a pose check (pose_check: PyBullet's PoseCheck)")
             with pose_check(chain) as check:
                 poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed, admissible=check)
+            if not len(poses):  # (every formula left out: an empty trajectory ended in a numpy traceback)
+                raise InputError(f"the static experiment: no link's reference (CAD) gravity torque reaches "
+                                 f"{MIN_GRAVITY_TORQUE:g} N m on a joint at any candidate pose (links too light to "
+                                 f"be seen): nothing to identify", path=None if robot_file(robot) is None else str(robot))
             trajectory = static_trajectory(chain, poses, hold, rate)
             text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each, "
                     f"above the floor and clear of the robot itself (PyBullet, {check.source})\n"

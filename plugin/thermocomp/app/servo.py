@@ -45,6 +45,11 @@ RATE_HZ_RANGE = (1.0, 1000.0)
 #: The fastest print speed ``servo track`` takes [mm/s], and the most runs of each row.
 MAX_SPEED_MM_S = 1000.0
 MAX_RUNS = 1000
+#: Most servo samples ``servo track`` simulates over every row and run (paths x speeds x references x controllers
+#: x runs): each an MPC and a servo step, some 2-10 ms, so that a campaign ends within hours; the longest path
+#: (:data:`~thermocomp.printing.paths.MAX_PATH_SAMPLES`) run once. Each option in its range, their product was
+#: unbounded (1,000 runs of a path at 0.05 mm/s by four controllers: years).
+MAX_TRACK_SAMPLES = 1_000_000
 #: A start pose's angles [deg]: ten turns either way (the parser's range of ``--start-deg``).
 MAX_START_DEG = 3600.0
 
@@ -534,9 +539,18 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
             program = programs[name]
             return targets_path(program.R_world_tcp, program.p_world_tcp, v, models.rate_hz, str(name), program.lines)
 
-        # the samples of every row and run (each path built once to count them: a million samples each, at most)
-        total = sum(len(cart_of(name, v).t) for name in paths for v in speeds_mm_s) * len(references) \
-            * len(controllers) * runs
+        # the samples of every row and run, counted before any is simulated (each path built once to count them: a
+        # million samples each, at most) and bounded by MAX_TRACK_SAMPLES
+        each = len(references) * len(controllers) * runs
+        total = 0
+        for name, v in ((name, v) for name in paths for v in speeds_mm_s):
+            total += len(cart_of(name, v).t) * each
+            if total > MAX_TRACK_SAMPLES:
+                raise ConfigurationError(
+                    f"--path, --speed-mm-s, --controller and --runs{' (twice with --deformation)' if warm else ''}: "
+                    f"expected at most {MAX_TRACK_SAMPLES:,} servo samples over every row and run (each an MPC and a "
+                    f"servo step, some 2-10 ms), got more than {total:,}; fewer or faster paths, fewer controllers "
+                    f"or runs")
         done = 0
 
         def step() -> None:

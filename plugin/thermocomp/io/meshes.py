@@ -127,6 +127,9 @@ def _dae_asset(path: Path) -> tuple[float, str]:
                     meter = float(e.get("meter", ""))
                 except ValueError:
                     raise InputError(f"<unit meter>: expected a number, got {e.get('meter')!r}", path=str(path)) from None
+                if not (math.isfinite(meter) and meter > 0):  # (nan or inf passed the check against the given unit)
+                    raise InputError(f"<unit meter>: expected a finite number > 0 (metres per unit), got "
+                                     f"{e.get('meter')!r}", path=str(path))
             elif tag == "up_axis" and e.text:
                 up = e.text.strip()
     _check_float_arrays(root, path)
@@ -208,6 +211,21 @@ def _check_obj(path: Path) -> None:
                              column=words[-1].start() - int(starts[k]) + 1)
 
 
+def _check_obj_indices(path: Path) -> None:
+    """An :class:`InputError` at the first OBJ face vertex index beyond the file's vertices (either way: negative
+    indices count from the end), its line and column; trimesh's IndexError named neither. Run only when trimesh
+    failed so: a Python pass over every face."""
+    data = path.read_bytes()
+    vertices = len(re.findall(rb"^[ \t]*v[ \t]", data, re.M))
+    for face in re.finditer(rb"^([ \t]*f[ \t])([^\n#]*)", data, re.M):
+        for word in _OBJ_WORD.finditer(face.group(2)):
+            index = word.group().split(b"/")[0]
+            if index.lstrip(b"-").isdigit() and not 1 <= abs(int(index)) <= vertices:
+                raise InputError(f"expected face vertex indices within the file's {vertices:,} vertices, got "
+                                 f"{index.decode()}", path=str(path), row=data.count(b"\n", 0, face.start()) + 1,
+                                 column=face.end(1) - face.start() + word.start() + 1)
+
+
 def check_mesh_file(path: Path) -> None:
     """A mesh file is a regular file of at most :data:`MAX_MESH_BYTES` (an :class:`InputError` naming it)."""
     try:
@@ -273,6 +291,8 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     try:
         mesh = trimesh.load_mesh(str(p), process=False, resolver=_NoFiles())
     except (ValueError, KeyError, IndexError, struct.error, OSError, NotImplementedError) as exc:
+        if suffix == ".obj" and isinstance(exc, IndexError):
+            _check_obj_indices(p)
         raise InputError(f"cannot read the mesh: {exc}", path=src) from exc
     except AttributeError:  # (trimesh's COLLADA loader on a file of no <scene>)
         raise InputError("cannot read the mesh: expected a COLLADA <scene> of geometry, got none", path=src) from None

@@ -41,6 +41,10 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.printing.multisine import MultisineOptions, multisine
 
+#: The highest model order identified (a models file's ``A`` is at most this square: the tracking's filter and MPC
+#: are designed from it, in time cubic in it).
+MAX_ORDER = 20
+
 
 @dataclass(frozen=True)
 class IdentificationOptions:
@@ -55,7 +59,7 @@ class IdentificationOptions:
     rest_s
         Rest between the parts [s], >= 1 (the VAF leaves the first second out).
     orders
-        Model orders tried, each in [1, 20]; seed 004: 2 to 10.
+        Model orders tried, each in [1, :data:`MAX_ORDER`]; seed 004: 2 to 10.
     block_rows
         Block rows ``s`` of the Hankel matrices (two outputs each: orders up to ``2 (s - 1)``), at most 100.
     order_tolerance_pct
@@ -74,8 +78,8 @@ class IdentificationOptions:
             raise ConfigurationError(f"identification step: expected > 0 rad/s, got {self.step_rad_s!r}")
         if not (math.isfinite(self.rest_s) and self.rest_s >= 1.0):
             raise ConfigurationError(f"identification rest: expected >= 1 s, got {self.rest_s!r}")
-        if not self.orders or any(not (isinstance(n, int) and 1 <= n <= 20) for n in self.orders):
-            raise ConfigurationError(f"identification orders: expected integers in [1, 20], got {self.orders!r}")
+        if not self.orders or any(not (isinstance(n, int) and 1 <= n <= MAX_ORDER) for n in self.orders):
+            raise ConfigurationError(f"identification orders: expected integers in [1, {MAX_ORDER}], got {self.orders!r}")
         if not (isinstance(self.block_rows, int) and max(self.orders) <= 2 * (self.block_rows - 1)
                 and self.block_rows <= 100):
             raise ConfigurationError(f"identification block rows: expected an integer of at least half the highest "

@@ -30,9 +30,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.toml_text import load_toml
-from thermocomp.printing.identification import OUTPUTS, JointModel, ServoModels, with_integrator
+from thermocomp.printing.identification import MAX_ORDER, OUTPUTS, JointModel, ServoModels, with_integrator
+from thermocomp.printing.mpc import JointMPC
 
 FORMAT = "thermocomp-servo-models"
 VERSION = 2
@@ -65,11 +66,20 @@ def models_toml_text(models: ServoModels, robot: str, comments: tuple[str, ...] 
     return "\n".join(lines) + "\n"
 
 
+def _numbers(value: object) -> bool:
+    """Whether ``value`` is a number (not a bool) or a list of such, at any depth (``"1"`` and ``true`` are not)."""
+    if isinstance(value, list):
+        return all(_numbers(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _matrix(value: object, shape: tuple[int, ...], what: str, at: Callable[[str], InputError]) -> np.ndarray:
     try:
+        if not _numbers(value):
+            raise TypeError
         a = np.array(value, dtype=float)
     except (TypeError, ValueError):
-        raise at(f"{what}: expected numbers, got {value!r}") from None
+        raise at(f"{what}: expected numbers, got {value!r:.200}") from None
     if a.shape != shape:
         raise at(f"{what}: expected finite numbers of shape {shape}, got shape {a.shape}")
     if not np.all(np.isfinite(a)):  # (of the right shape: "got shape (4, 4)" named nothing wrong)
@@ -131,8 +141,9 @@ def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> 
             if key not in t:
                 raise at(key, k)(f"joint {name!r}: missing key {key!r}")
         n = len(t["A"]) if isinstance(t["A"], list) else 0
-        if n < 1:
-            raise at("A", k)(f"joint {name!r} key A: expected a square matrix, got {t['A']!r}")
+        if not 1 <= n <= MAX_ORDER:
+            raise at("A", k)(f"joint {name!r} key A: expected a square matrix of order 1 to {MAX_ORDER} (servo "
+                             f"identify's orders), got {f'order {n}' if n else repr(t['A'])}")
         A = _matrix(t["A"], (n, n), f"joint {name!r} key A", at("A", k))
         B = _matrix(t["B"], (n,), f"joint {name!r} key B", at("B", k))
         C = _matrix(t["C"], (OUTPUTS, n), f"joint {name!r} key C", at("C", k))
@@ -141,7 +152,12 @@ def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> 
                              f"the others inside the unit circle, got magnitudes "
                              f"{np.round(np.sort(np.abs(np.linalg.eigvals(A)))[::-1], 6).tolist()}")
         vaf = t.get("vaf_pct", float("nan"))
-        joints.append(JointModel(A, B, C, float(vaf) if isinstance(vaf, (int, float)) else float("nan")))
+        model = JointModel(A, B, C, float(vaf) if isinstance(vaf, (int, float)) else float("nan"))
+        try:  # the tracking's filter and MPC, designed once here as servo track designs them
+            JointMPC(model, delay, 1.0, 0.0)
+        except ConfigurationError as exc:
+            raise at("A", k)(f"joint {name!r} keys A, B, C: {exc}") from None
+        joints.append(model)
         if "vaf_by_order_pct" in t:
             row = t["vaf_by_order_pct"]  # (nan: a model of that order that was unstable)
             if not isinstance(row, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in row):

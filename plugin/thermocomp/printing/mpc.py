@@ -178,15 +178,23 @@ class JointMPC:
         Az, Bz, Cz = augmented(model)
         self.Az, self.Bz, self.Cz = Az, Bz, Cz
         nz = Az.shape[0]
-        process = o.input_noise_rad_s**2 * (Bz @ Bz.T) + np.diag(np.r_[np.full(nz - 1, _REGULAR**2),
-                                                                        o.disturbance_noise_rad_s**2])
         measurement = np.diag([o.position_noise_rad**2, o.velocity_noise_rad_s**2])
-        self.M = kalman_gain(Az, Cz, process, measurement)
         A, B, C = (incremental(Az, Bz, Cz) if o.form == "iio" else (Az, Bz, Cz))
-        self.Psi, Phi = prediction_matrices(A, B, C, o.horizon)
         weights = np.array([o.weight_position, o.weight_velocity])
         weight_u = o.weight_increment if o.form == "iio" else o.weight_input
-        self.K = mpc_gain(self.Psi, Phi, weights, weight_u)[0]  # the first command's row
+        with np.errstate(all="ignore"):  # (an overflow is the gain not finite, below)
+            process = o.input_noise_rad_s**2 * (Bz @ Bz.T) + np.diag(np.r_[np.full(nz - 1, _REGULAR**2),
+                                                                            o.disturbance_noise_rad_s**2])
+            try:
+                self.M = kalman_gain(Az, Cz, process, measurement)
+                self.Psi, Phi = prediction_matrices(A, B, C, o.horizon)
+                self.K = mpc_gain(self.Psi, Phi, weights, weight_u)[0]  # the first command's row
+            except (ValueError, np.linalg.LinAlgError) as exc:  # (scipy's: no finite Riccati solution, Schur form)
+                raise ConfigurationError(f"expected a model the filter and the MPC can be designed for (observable "
+                                         f"from C, driven by B, of finite products), got: {exc}") from None
+        if not (np.all(np.isfinite(self.M)) and np.all(np.isfinite(self.Psi)) and np.all(np.isfinite(self.K))):
+            raise ConfigurationError("expected a model the filter and the MPC can be designed for (observable from "
+                                     "C, driven by B, of finite products), got gains that are not finite")
         self.z = np.zeros(nz)  # at rest at q0
         self.q0 = q0
         self.sent = [0.0] * max(delay_samples, 1)  # u(k-1), u(k-2), ..., u(k-d)

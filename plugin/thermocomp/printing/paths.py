@@ -69,6 +69,8 @@ def _progress(length: float, speed: float, rate_hz: float) -> FloatArray:
     v = np.where(tau > ramp + cruise, np.where(tau < 2 * ramp + cruise,
                                                0.5 * (1 + np.cos(math.pi * (tau - ramp - cruise) / ramp)), 0.0), v)
     s = np.concatenate([[0.0], np.cumsum(0.5 * (v[1:] + v[:-1]) / rate_hz)]) * speed
+    if not s[-1] > 0:  # the motion falls between two samples (shorter than a sample's travel; 0 / 0 was NaN): a step
+        return np.where(tau >= 2 * ramp + cruise, length, 0.0)
     return np.minimum(s * length / s[-1], length)
 
 
