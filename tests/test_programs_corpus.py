@@ -84,6 +84,7 @@ _GATHERINGS = [
     ("held-out-25", 12, 10, ("urscript", 11), None, ()),
     ("held-out-26", 20, 11, ("rapid", 20), None, ()),
     ("held-out-27", 21, 10, ("urscript", 21), None, ()),
+    ("held-out-28", 22, 10, None, None, ()),
 ]
 
 

@@ -936,16 +936,20 @@ class _Declarations:
         if routine is not None:
             found = self.summary(routine)
             return [*sorted(found.changed), *self.written_arguments(node, *found.written)]
-        if node.data == "func_call" and key not in WRITES and key not in EVALUATED:
-            return self.written_arguments(node, (-1,), frozenset())  # (a function found nowhere)
+        if node.data == "func_call" and key not in WRITES and key not in EVALUATED:  # (a function found nowhere)
+            return self.writable(self.written_arguments(node, (-1,), frozenset()))
         if node.data == "call" and key == "waituntil" and len(node.children) > 1:  # (it waits for its condition to
             # come true: the data it reads are changed by another task, an interrupt or the operator, not by this path)
             return [t for t in node.children[1].scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
                     if self.storages.get(str(t).lower(), {"const"}) != {"const"}]
-        if node.data == "call" and self.found_nowhere(key):  # (a routine found nowhere: every datum passed to it
-            return [t for t in self.written_arguments(node, (-1,), None)  # but a CONST, which no routine can write)
-                    if self.storages.get(str(t).lower()) != {"const"}]
+        if node.data == "call" and self.found_nowhere(key):  # (a routine found nowhere: every datum passed to it)
+            return self.writable(self.written_arguments(node, (-1,), None))
         return self.written_arguments(node, *WRITES.get(key, ((), frozenset())))
+
+    def writable(self, names: list[Token]) -> list[Token]:
+        """``names`` but those of CONSTs, which no routine or function can write: RAPID refuses a CONST passed as a
+        ``VAR``, ``PERS`` or ``INOUT`` argument (RAPID kernel, parameter modes)."""
+        return [t for t in names if self.storages.get(str(t).lower()) != {"const"}]
 
     def written_arguments(self, call: Tree, places: tuple[int, ...], names: frozenset[str] | None) -> list[Token]:
         """The data named whole (or a part of: ``p.trans``, ``a{i}``) by the arguments of ``call`` at ``places``
