@@ -2,7 +2,7 @@
 
 The text is parsed by lark (``rapid.lark``: runs of plain motion statements are one ``MOVES`` token each) and walked
 from the entry routine by :class:`_Walker`, whose parts are mixed in: data and expressions (:mod:`.rapid_data`),
-control flow (:mod:`.rapid_flow`), routines and calls (:mod:`.rapid_calls`), motions (:mod:`.rapid_motions`). What
+control flow, routines and calls (:mod:`.rapid_flow`), motions (:mod:`.rapid_motions`). What
 cannot be followed exactly is an *unsupported* finding with its line and column (docs/programs.md).
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z)``; everything returned is SI
@@ -33,9 +33,8 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
-from thermocomp.programs.rapid_calls import _RAPID_NAME
 from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
-from thermocomp.programs.rapid_flow import _Flow
+from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,
     MOVES_PATTERN,
@@ -252,7 +251,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self.call_runs: dict[int, tuple] = {}  # id of such a call -> it, where its index is set, its FOR counters
         self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
-        # its index is set (None: at each of its statements), the counters known there (:meth:`_Calls.index_site`)
+        # its index is set (None: at each of its statements), the counters known there (:meth:`_Flow.index_site`)
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._by_reference: dict[int, frozenset[str]] = {}  # the same -> its INOUT, VAR and PERS parameters' keys
