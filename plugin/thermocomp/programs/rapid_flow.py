@@ -370,7 +370,7 @@ class _Flow(calls.Texts):
             self.carry_into_cycle({})
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
-            self.run_routine(proc, 0, {})
+            self.run_routine(proc, {})
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
@@ -617,7 +617,7 @@ class _Flow(calls.Texts):
             self._goto_index[id(node), nested] = (node, found)  # (node kept: its id stays its)
         return self._goto_index[id(node), nested][1]
 
-    def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
         routine = self._routines_run[-1] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
@@ -626,7 +626,7 @@ class _Flow(calls.Texts):
                                "order, what it assigns known only while running after the label", *_location(statement),
                                self.file))
 
-    def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> bool:
+    def run_body(self, body: Tree, local: dict[str, _Data]) -> bool:
         """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a
         construct the file decides (``IF n = 0 RETURN;``): the rest of the routine does not run either."""
         loops: dict[str, tuple[int, tuple[int, int], Tree]] = {}  # a counted GOTO loop's label: where its passes
@@ -657,7 +657,7 @@ class _Flow(calls.Texts):
                     else:  # (the passes' motions taken, as a FOR's)
                         self.take_passes(loops[label][1], statement, f"pass of IF ... GOTO {statement.children[-1].children[0]}",
                                          head=loops[label][2])
-                elif self.run_statement(statement, local, depth):
+                elif self.run_statement(statement, local):
                     return True
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
@@ -703,7 +703,7 @@ class _Flow(calls.Texts):
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
         return found
 
-    def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
+    def run_statement(self, statement: Tree, local: dict[str, _Data]) -> bool | None:
         """Run one statement (whether it ended its routine: :meth:`run_body`); one whose own expressions call a FUNC
         that moves the robot is refused."""
         run = _RUNS.get(statement.data)
@@ -713,21 +713,21 @@ class _Flow(calls.Texts):
         moving = [(sub, found) for head in _heads(statement) for sub in head.find_data("func_call") if (func := self.funcs.get(
             str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None]
         if moving and statement.data == "assign" and [sub for sub, _ in moving] == [statement.children[-1]]:
-            return self.run_moving_func(statement, local, depth)
+            return self.run_moving_func(statement, local)
         if moving:
             sub, found = moving[0]
             raise _Unsupported(f"{found}: a motion inside FUNC {sub.children[0]}, called in an expression here, is "
                                f"followed only where an assignment takes its value (x := {sub.children[0]}(...);)",
                                statement)
-        return run(self, statement, local, depth)
+        return run(self, statement, local)
 
-    def run_moving_func(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_moving_func(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``x := F(...);`` whose FUNC ``F`` moves the robot (RAPID allows any instruction in a FUNC): its body run as
         a call's, its arguments bound; ``x`` changed at run time from here (its RETURN value is not evaluated)."""
-        self._run_proc(statement.children[-1], statement, local, depth)
+        self._run_proc(statement.children[-1], statement, local)
         self.mark_changed(self.changed_root(statement.children[0]), statement, local)
 
-    def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
+    def run_if(self, statement: Tree, local: dict[str, _Data]) -> bool | None:
         """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
         TRUE`` ending the (last) entry routine is the production loop, a pass a cycle."""
         condition = statement.children[0]
@@ -746,12 +746,12 @@ class _Flow(calls.Texts):
             self._cycle_scopes[id(local)] = local
             branch = statement.children[1]
         elif statement.data == "while_stmt" and self.counted_while(statement, local):
-            return self.run_while(statement, local, depth)
+            return self.run_while(statement, local)
         else:
             branch = self.decided_branch(statement, local)
         if branch is None:
-            return self.run_unresolved(statement, local, depth)
-        return self.run_body(branch, local, depth)
+            return self.run_unresolved(statement, local)
+        return self.run_body(branch, local)
 
     def counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
         """Whether the file fixes the passes of ``WHILE`` ``statement`` (``i := 1; WHILE i < 4 DO ... i := i + 1;
@@ -792,7 +792,7 @@ class _Flow(calls.Texts):
             for branch in self._bodies(statement)[0]:
                 yield from self._changes_in(branch, heads + tuple(_heads(statement)))
 
-    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool:
+    def run_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
         """A ``WHILE`` whose passes the file fixes (:meth:`counted_while`), followed pass by pass while its condition
         holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
@@ -800,7 +800,7 @@ class _Flow(calls.Texts):
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
         while (holds := self._decided_value(statement.children[0], local)) is True:
             with self.sequence():
-                if self.run_body(statement.children[-1], local, depth):
+                if self.run_body(statement.children[-1], local):
                     break
             if len(self.steps) - first[0] > limit:
                 raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
@@ -935,7 +935,7 @@ class _Flow(calls.Texts):
         except _Unsupported:
             return None
 
-    def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_unresolved(self, statement: Tree, local: dict[str, _Data]) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` decided only while running: each body followed once, in order,
         from where the paths before join (:meth:`join`); a note names the motions compensated under it."""
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
@@ -961,9 +961,9 @@ class _Flow(calls.Texts):
                     start = self._snapshot(statement, names, local)
                 with self.sequence():
                     if statement.data == "for_stmt":  # (its counter's value known only while running)
-                        self.run_pass(statement, None, local, depth)
+                        self.run_pass(statement, None, local)
                     else:
-                        self.run_body(body, local, depth)
+                        self.run_body(body, local)
                 ends.append(self._snapshot(statement, names, local))
                 outside |= self.outside
             paths = ends if exhaustive else [*ends, before]
@@ -1022,20 +1022,20 @@ class _Flow(calls.Texts):
             self.marks[name] = mark if not followed else dataclasses.replace(  # (a value it gives is one it may give)
                 mark, followed=(None, followed[0][1]))
 
-    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> bool | None:
+    def run_for(self, statement: Tree, local: dict[str, _Data]) -> bool | None:
         """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`) until a pass ends its routine
         (:meth:`run_body`); a body that neither reads the counter nor changes anything is followed once and repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
         except _Unknown:  # (bounds known only while running)
-            return self.run_unresolved(statement, local, depth)
+            return self.run_unresolved(statement, local)
         found = self.summary(body)
         if self.quiet_loop(body, total, found.statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
-            return self.run_unresolved(statement, local, depth)
+            return self.run_unresolved(statement, local)
         count = total * max(found.steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
@@ -1044,7 +1044,7 @@ class _Flow(calls.Texts):
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not found.mutates
         for k in range(min(total, 1) if same else total):
-            ended = self.run_pass(statement, start + k * step, local, depth)
+            ended = self.run_pass(statement, start + k * step, local)
             if ended:
                 break
         if same:
@@ -1053,7 +1053,7 @@ class _Flow(calls.Texts):
             self.take_passes((first_step, first_conditional), statement, f"with the FOR counter {counter}")
         return ended
 
-    def run_pass(self, statement: Tree, value: float | None, local: dict[str, _Data], depth: int) -> bool:
+    def run_pass(self, statement: Tree, value: float | None, local: dict[str, _Data]) -> bool:
         """A pass of the FOR loop ``statement``: its body run over the routine's data ``local`` (which the pass may
         change) with the loop's counter of ``value`` (None: known only while running); whether it ended its routine
         (:meth:`run_body`)."""
@@ -1064,7 +1064,7 @@ class _Flow(calls.Texts):
             if id(local) in of_scopes:
                 of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
         with self.sequence():
-            ended = self.run_body(statement.children[-1], scope, depth)
+            ended = self.run_body(statement.children[-1], scope)
         local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         return ended
 
@@ -1087,7 +1087,7 @@ class _Flow(calls.Texts):
                                "every pass", loop)
 
     # ----- routines and calls
-    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data]) -> None:
+    def run_routine(self, routine: Tree, local: dict[str, _Data]) -> None:
         body = _body(routine)
         handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
         for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
@@ -1096,7 +1096,7 @@ class _Flow(calls.Texts):
         self._routines_run.append(body)
         self._arguments_run.append(self._arguments(local))
         try:
-            self.run_body(body, local, depth)
+            self.run_body(body, local)
         finally:
             self._routines_run.pop()
             self._arguments_run.pop()
@@ -1107,7 +1107,7 @@ class _Flow(calls.Texts):
         values = [local[key].value for key in sorted(self._params.get(id(local), ()))]
         return None if any(value is None for value in values) else tuple(map(repr, values))
 
-    def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_late_call(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``%"name"% args;`` whose name is known before running."""
         try:
             name, _ = self.evaluate_typed(statement.children[0], local)
@@ -1120,7 +1120,7 @@ class _Flow(calls.Texts):
         where = statement.children[0]
         meta = where.meta if isinstance(where, Tree) else statement.meta
         token = Token.new_borrow_pos("NAME", name, meta)
-        self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
+        self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local)
 
     def by_var(self, statement: Tree, positional: list) -> Tree:
         """``CallByVar Name, Number;`` as the late-bound call it is, ``%Name + NumToStr(Number, 0)%;`` (RAPID
@@ -1165,7 +1165,7 @@ class _Flow(calls.Texts):
         return any(str(call.children[0]).lower() in ("load", "startload") for tree in self.task_trees
                    for call in tree.find_data("call") if isinstance(call.children[0], Token))
 
-    def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_connect(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``CONNECT intno WITH trap;``: a TRAP that moves nothing; what it assigns is changed from here on."""
         name = str(statement.children[-1])
         trap = self.traps.get(name.lower())
@@ -1292,7 +1292,7 @@ class _Flow(calls.Texts):
                                                                          *self.funcs.values()))),
                 frozenset().union(*(self.summary(t).assigns for t in self.traps.values())))
 
-    def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_call(self, statement: Tree, local: dict[str, _Data]) -> None:
         name = str(statement.children[0])
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
@@ -1323,9 +1323,9 @@ class _Flow(calls.Texts):
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
         elif key == "callbyvar" and key not in self.procs:
-            self.run_late_call(self.by_var(statement, positional), local, depth)
+            self.run_late_call(self.by_var(statement, positional), local)
         elif key in self.procs:
-            self._run_proc(statement, statement, local, depth)
+            self._run_proc(statement, statement, local)
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
@@ -1344,12 +1344,12 @@ class _Flow(calls.Texts):
             self.record_change(statement, local)
             self._late_nowhere.setdefault(key, (self.file, statement))
 
-    def _run_proc(self, call: Tree, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def _run_proc(self, call: Tree, statement: Tree, local: dict[str, _Data]) -> None:
         """A ``call`` of the task's PROC in ``statement``, run in its own module's file; a recursion with the arguments
         of two calls being run (a parameterless one: any) twice, not deeper (its third pass reads what its second did)."""
         name, call_args = str(call.children[0]), call.children[1] if len(call.children) > 1 else None
         key = name.lower()
-        if depth > 32:
+        if len(self._routines_run) > 33:  # (more than 32 calls being run: their bodies and the entry routine's)
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_moving_func)
         body = _body(routine)
@@ -1380,7 +1380,7 @@ class _Flow(calls.Texts):
         try:
             if scope is not None:
                 with self.in_file(self.routine_file(routine)):
-                    self.run_routine(routine, depth + 1, scope)
+                    self.run_routine(routine, scope)
         finally:
             del self._quiet[len(self._quiet) - quiet:]
         if quiet or scope is None:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
@@ -1618,10 +1618,9 @@ class _Spans:
 #: the routine assigns unknown, :meth:`_Flow.run_label`, but a counted loop's: :meth:`_Flow.run_body`); any other is
 #: unsupported.
 _RUNS = {
-    "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
-    "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
-    "moves": lambda flow, statement, local, depth: flow.run_tagged(lambda: flow.run_moves(statement.children[0],
-                                                                                          local, depth)),
+    "data_decl": lambda flow, statement, local: flow.declare(statement, local),
+    "assign": lambda flow, statement, local: flow.assign(statement, local),
+    "moves": lambda flow, statement, local: flow.run_tagged(lambda: flow.run_moves(statement.children[0], local)),
     "call": _Flow.run_call, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
