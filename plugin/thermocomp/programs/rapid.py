@@ -203,7 +203,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.carried_in_loop = carried_in_loop  # whether the cycle is a WHILE TRUE's pass (else an entry's run)
         self.cycle_looped = False  # whether a WHILE TRUE production loop was met
         self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
-        self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
+        self.origin: dict[int, int] = {}  # id of a routine of another module of the task: that module's index
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
         self.text = text

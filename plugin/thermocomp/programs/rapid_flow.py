@@ -123,7 +123,7 @@ class Summary:
 
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
         routine = node.data in ("proc", "func", "trap")
-        self._flow, self._calling, self._path = flow, calling, flow.origin.get(id(node), "")
+        self._flow, self._calling, self._file = flow, calling, flow.routine_file(node)
         params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
         self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
                                                                 if routine else ())
@@ -186,7 +186,7 @@ class Summary:
         self.motion = self.motion or motion
 
     def _at(self, sub: Tree) -> str:
-        return self._flow._at(sub, self._path)
+        return self._flow._at(sub, self._file)
 
     def moves(self, sub: Tree) -> tuple[int, int, int]:
         if self.motion is None:
@@ -261,7 +261,7 @@ class Summary:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
         elif key in flow.funcs and routine is None:
             func = flow.funcs[key]
-            self._found(f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.origin.get(id(func), ''))}) called "
+            self._found(f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.routine_file(func))}) called "
                         "as a procedure, which a FUNC cannot be")
         elif routine is None and ("proc", key) in flow.foreign_local:
             self._found(f"{name} at {self._at(sub)}, {_LOCAL_TWICE}")
@@ -417,13 +417,9 @@ class _Flow(calls.Texts):
             node.data = "assign"
             node.children = [target, value if op is None else Tree(op, [_copied(target), value], meta)]
 
-    def file_of(self, path: str) -> int:
-        """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
-        return next(i for i, (p, _, _) in enumerate(self._files) if p == path)
-
     def routine_file(self, routine: Tree) -> int:
         """The index of the task's file that holds ``routine``."""
-        return self.file_of(self.origin.get(id(routine), self._files[0][0]))
+        return self.origin.get(id(routine), 0)
 
     @contextlib.contextmanager
     def in_file(self, file: int) -> Iterator[None]:
@@ -470,7 +466,7 @@ class _Flow(calls.Texts):
         """A PROC, FUNC or TRAP of the file being read (this module, or another of the task)."""
         name = self._routine_name(item)
         if self.file:
-            self.origin[id(item)] = self.path
+            self.origin[id(item)] = self.file
         else:
             self.routines.append(item)
         table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
@@ -481,19 +477,18 @@ class _Flow(calls.Texts):
                 del table[name.lower()]
                 self.foreign_local.add((item.data, name.lower()))
             return
-        first = known is not None and self.origin.get(id(known), self.path)
+        first = None if known is None else self._files[self.routine_file(known)]  # (its path, text and lines)
         if known is not None and not self.file and not known_local and _is_local(item):
             # (the program's LOCAL routine hides another module's global of its name in the program; that
             # module's own calls of the name run its global, which the walk does not tell apart)
-            if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
-                              re.IGNORECASE)) > 1:
-                raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first} (line "
+            if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", first[1], re.IGNORECASE)) > 1:
+                raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first[0]} (line "
                                  f"{_location(known)[0]}), whose code names it: which of the two each call "
                                  "there runs is not followed (give one of them another name)",
                                  path=self.path, row=_location(item)[0])
             known = None
         if known is not None and not known_local:
-            raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first} "
+            raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first[0]} "
                              f"(line {_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
         table[name.lower()] = item
 
@@ -1188,10 +1183,11 @@ class _Flow(calls.Texts):
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
 
-    def _at(self, node: Tree | Token | int, path: str) -> str:
-        """``line 7`` of ``node`` (or the line ``node``); ``path, line 7`` in another file."""
-        line = node if isinstance(node, int) else _location(node)[0]
-        return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
+    def _at(self, node: Tree | Token | int, file: int) -> str:
+        """``line 7`` of ``node`` (or the line ``node``) in the task's file ``file``; ``path, line 7`` in a module
+        other than the one being read (the program is file 0)."""
+        line, path = node if isinstance(node, int) else _location(node)[0], self._files[file][0]
+        return f"line {line}" if not file or path == self.path else f"{path}, line {line}"
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
                        statement: Tree | None = None) -> dict[str, _Data]:
@@ -1336,7 +1332,7 @@ class _Flow(calls.Texts):
                                           *_location(statement), self.file))
         elif key in self.funcs:
             func = self.funcs[key]
-            raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "
+            raise self.error(f"{name} is a FUNC ({self._at(func, self.routine_file(func))}); a FUNC cannot be "
                              f"called as a procedure (its value is used in an expression: x := {name}(...);)", statement)
         elif ("proc", key) in self.foreign_local:
             raise _Unsupported(f"{name} is {_LOCAL_TWICE}", statement)
@@ -1454,7 +1450,7 @@ class _Flow(calls.Texts):
              any(f == file and a <= c.meta.start_pos < b for file, a, b in spans)) for f, c in found],
             lambda name, count, file, line: (
                 f"{name} is a routine found in no module of the task: its {count} call(s) (the first at "
-                f"{self._at(line, self._files[file][0])}) are passed over, assuming it moves nothing and changes "
+                f"{self._at(line, file)}) are passed over, assuming it moves nothing and changes "
                 "nothing but the data passed to it (a motion that reads those after a call is refused); their time is "
                 "not in the time estimate (give its module with --module FILE to have it followed)"))
 
@@ -1467,7 +1463,7 @@ class _Flow(calls.Texts):
         if not own and entry.lower() != "main":
             other = found or self.funcs.get(entry.lower()) or self.traps.get(entry.lower())
             got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
-                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+                   + (f" of {self._files[self.origin[id(other)]][0]}" if id(other) in self.origin else ""))
             names = [self._routine_name(p) for p in self.procs.values() if id(p) not in self.origin]
             raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
                              f"{', '.join(names) or 'none'})", path=self.path)
