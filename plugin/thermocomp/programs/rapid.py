@@ -239,8 +239,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
         self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
-        self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
-        self._arguments_run: list[tuple[str, ...] | None] = []  # and what their calls bound (:meth:`_arguments`)
+        # the bodies of the routines being run, innermost last, and what their calls bound (:meth:`_Flow._arguments`)
+        self._routines_run: list[tuple[Tree, tuple[str, ...] | None]] = []
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.visited: set[str] = set()

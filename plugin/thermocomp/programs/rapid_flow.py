@@ -583,7 +583,7 @@ class _Flow(calls.Texts):
         1; IF i < 5 GOTO lbl;``): every GOTO to it an ``IF ... GOTO`` after it in ``body`` whose condition reads data
         known here that its own assignments between the two give values, which nothing else there changes."""
         name = str(body.children[at].children[0]).lower()
-        routine = self._routines_run[-1] if self._routines_run else body
+        routine = self._routines_run[-1][0] if self._routines_run else body
         gotos = [j for j in self._gotos(body, False).get(name, ()) if j > at]
         if not gotos or len(gotos) != len(self._gotos(routine, True).get(name, ())):
             return False
@@ -614,7 +614,7 @@ class _Flow(calls.Texts):
 
     def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
         """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
-        routine = self._routines_run[-1] if self._routines_run else statement
+        routine = self._routines_run[-1][0] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
@@ -1088,13 +1088,11 @@ class _Flow(calls.Texts):
         for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
             # what it assigns, the module's data or the routine's own, is changed from the routine's start)
             self.mark_all(self.summary(handler).assigns, handler, handler, local)
-        self._routines_run.append(body)
-        self._arguments_run.append(self._arguments(local))
+        self._routines_run.append((body, self._arguments(local)))
         try:
             self.run_body(body, local)
         finally:
             self._routines_run.pop()
-            self._arguments_run.pop()
 
     def _arguments(self, local: dict[str, _Data]) -> tuple[str, ...] | None:
         """What a call bound the parameters of the routine whose scope is ``local`` to (their values' texts, by
@@ -1365,8 +1363,7 @@ class _Flow(calls.Texts):
                                        "moves nothing: passed over, what it changes is known only while running from "
                                        "here on (its time is not in the estimate)", *_location(statement), self.file))
         arguments = None if scope is None else self._arguments(scope)
-        if arguments is not None and sum(b is body and a == arguments
-                                         for b, a in zip(self._routines_run, self._arguments_run)) >= 2:
+        if arguments is not None and sum(b is body and a == arguments for b, a in self._routines_run) >= 2:
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
                                    *_location(statement), self.file))
             return
