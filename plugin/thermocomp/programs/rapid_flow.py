@@ -518,10 +518,8 @@ class _Flow(calls.Texts):
         if key in self.foreign_local or key in self.module_data and _is_local(decl):  # (another module's own of
             self.foreign_local.discard(key)  # this name: this module's reads its own; a LOCAL one here hides another
             self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)  # module's global)
-        first_read = dict(self._first_read) if self.file else None
-        self.declare(decl, self.module_data)
-        if first_read is not None:
-            self._first_read = first_read
+        with self.not_reading() if self.file else contextlib.nullcontext():
+            self.declare(decl, self.module_data)
 
     def check_size(self, entry: list[Tree]) -> None:
         """Refuse the module when its entry unrolls to more than ``max_motions`` steps, counted before any runs."""
@@ -588,8 +586,7 @@ class _Flow(calls.Texts):
         if not gotos or len(gotos) != len(self._gotos(routine, True).get(name, ())):
             return False
         for j in gotos:
-            span, reads = body.children[at + 1:j], {str(n.children[0]).lower() for n in
-                                                     body.children[j].children[0].find_data("name")}
+            span, reads = body.children[at + 1:j], _names_read(body.children[j].children[0])
             given = {str(self.changed_root(s.children[0])).lower() for s in span if s.data == "assign"}
             if not reads & given or self._decided_value(body.children[j].children[0], local) is None or any(
                     s.data == "label" or s.data != "assign" and self.summary(s).assigns & reads for s in span):
