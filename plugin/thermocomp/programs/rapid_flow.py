@@ -354,6 +354,7 @@ class _Flow(calls.Texts):
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         self._goto_index: dict[tuple[int, bool], tuple[Tree, dict[str, list[int]]]] = {}  # :meth:`_gotos`
+        self._counters: set[int] = set()  # ids of the counters (name tokens) of the FOR loops run (:meth:`run_pass`)
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
         for module_tree in self.task_trees:
@@ -838,14 +839,13 @@ class _Flow(calls.Texts):
                    if len({v for _, _, v, _ in runs}) > 1 and len({k for _, k, _, _ in runs}) > 1}  # assignment's)
         for runs in refused.values():
             motion = runs[0][0]
-            given: dict[str, list[tuple[Tree, Tree]]] = {}
+            given: dict[str, dict[int, tuple[Tree, Tree]]] = {}  # (each assignment once: by its id)
             for name, g in (item for *_, source in runs for item in source.items()):
-                if all(g[0] is not h[0] for h in given.get(name, [])):
-                    given.setdefault(name, []).append(g)
+                given.setdefault(name, {}).setdefault(id(g[0]), g)
             named = {name: getattr(self.module_data.get(name), "name", name) for name in given}  # (as declared)
             said = "; ".join(f"{named[name]} is given a value at " + " and at ".join(
                 f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
-                for a, c in g) for name, g in given.items())
+                for a, c in g.values()) for name, g in given.items())
             self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
                                 f"{', '.join(named.values())} on another path: {said}, conditions "
                                 "known only while running; one written target cannot serve every path",
@@ -1050,6 +1050,7 @@ class _Flow(calls.Texts):
         change) with the loop's counter of ``value`` (None: known only while running); whether it ended its routine
         (:meth:`run_body`)."""
         counter = statement.children[0]
+        self._counters.add(id(counter))
         scope = {**local, str(counter).lower(): _Data("num", value, None, str(counter), counter)}
         self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
         for of_scopes in (self._params, self._by_reference, self._present, self._cycle_scopes):  # (the routine's)
@@ -1412,12 +1413,7 @@ class _Flow(calls.Texts):
         """The counters of the FOR loops whose passes run ``local`` (a routine's data) with known values: each by
         its key, ``(name as written, value)``, outer loops first."""
         return {key: (data.name, data.value) for key, data in local.items() if id(data.declared) in
-                self._for_counters and _number(data.value)}
-
-    @functools.cached_property
-    def _for_counters(self) -> set[int]:
-        """The ids of the counters (name tokens) of the task's ``FOR`` loops."""
-        return {id(f.children[0]) for tree in self.task_trees for f in tree.find_data("for_stmt")}
+                self._counters and _number(data.value)}
 
     @functools.cached_property
     def compact_ifs(self) -> dict[tuple[int, int], Tree]:
