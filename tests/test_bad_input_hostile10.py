@@ -252,16 +252,18 @@ def test_a_speed_beyond_its_bound_is_refused_with_its_unit(tmp_path, k, field, v
 
 
 @pytest.mark.parametrize("form", ["run", "branch"])
-@pytest.mark.parametrize("written", ["literal", "declared", "array"])
+@pytest.mark.parametrize("written", ["literal", "declared", "array", "array of 7"])
 @pytest.mark.parametrize("value", ["1E30", "-1", "-0.5", "2E9"])
 @pytest.mark.parametrize(("k", "field"), list(enumerate(ZONE_FIELDS)))
 def test_a_zone_beyond_its_bound_is_refused_with_its_unit(tmp_path, k, field, value, written, form):
-    """``[FALSE,1E30,...]`` and ``[FALSE,-1,...]`` were written back as they came: the zone was never read."""
+    """``[FALSE,1E30,...]`` and ``[FALSE,-1,...]`` were written back as they came: the zone was never read. An array
+    of as many zones as a zonedata has components (7) was taken for one zone, its elements never checked."""
     name, unit, bound = field
     text = "[FALSE," + ",".join(value if j == k else "10" for j in range(6)) + "]"
-    declarations = {"literal": "", "declared": f"CONST zonedata zz:={text};\n",
-                    "array": f"CONST zonedata zz{{2}}:=[[FALSE,1,1,1,1,1,1],{text}];\n"}[written]
-    path = _rapid(tmp_path, zone=text if written == "literal" else "zz{2}" if written == "array" else "zz",
+    size = {"array": 2, "array of 7": 7}.get(written, 0)
+    declarations = {"literal": "", "declared": f"CONST zonedata zz:={text};\n"}.get(
+        written, f"CONST zonedata zz{{{size}}}:=[{'[FALSE,1,1,1,1,1,1],' * (size - 1)}{text}];\n")
+    path = _rapid(tmp_path, zone=text if written == "literal" else f"zz{{{size}}}" if size else "zz",
                   declarations=declarations, form=form)
     with pytest.raises(InputError, match=re.escape(f"zonedata {name}: expected a zone from 0 to {bound} {unit}, got "
                                                    f"{float(value):g}")) as info:

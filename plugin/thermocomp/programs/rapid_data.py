@@ -359,8 +359,6 @@ class _Declarations:
                                  dims.children[sizes.index(min(sizes))])
             if value_node is not None:
                 self.check_array(value, sizes, dtype, str(name_token), value_node)
-                if dtype == "zonedata":  # (a zone moves no target: checked where it is written, not at the motion)
-                    self.check_motion_data(dtype, value, value_node)
             elif storage == "var" and math.prod(sizes) <= MAX_UNSET_ELEMENTS:
                 value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
                 for n in reversed(sizes):
@@ -380,9 +378,13 @@ class _Declarations:
 
     def check_array(self, value: object, sizes: list[int], dtype: str, name: str, where: Tree, level: int = 0) -> None:
         """``value`` holds ``sizes`` elements along each dimension of array ``name`` (nested lists, one level a
-        dimension; no sizes: one value), each of the shape of RAPID type ``dtype``; else an :class:`InputError`."""
+        dimension; no sizes: one value), each of the shape of RAPID type ``dtype`` and, a zonedata, within its bounds
+        (a zone moves no target: checked where it is written, not at the motion); else an :class:`InputError`."""
         if level == len(sizes):
-            return self.check_record(value, dtype, where)
+            self.check_record(value, dtype, where)
+            if dtype == "zonedata":
+                self.check_motion_data(dtype, value, where)
+            return
         if not isinstance(value, list) or len(value) != sizes[level]:
             raise self.error(f"{name}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
                              f"dimension {level + 1}, got {_describe(value)}", where)
@@ -412,14 +414,11 @@ class _Declarations:
             self.check_record(item, field_type, where, what)
 
     def check_motion_data(self, dtype: str, value: object, where: Tree | Token, what: str = "") -> None:
-        """Refuse a speeddata or zonedata (or an array of them) in ``value`` with a component below 0 or beyond
-        :data:`MOTION_BOUNDS` in its unit (1e30 or a negative radius, read and written back as they came), at
-        ``where``, the message starting with ``what``; a value of another shape is not one known here."""
+        """Refuse a speeddata or zonedata ``value`` with a component below 0 or beyond :data:`MOTION_BOUNDS` in its
+        unit (1e30 or a negative radius, read and written back as they came), at ``where``, the message starting with
+        ``what``; a value of another shape is not one known here."""
         units = MOTION_UNITS[dtype]
-        if isinstance(value, list) and len(value) != len(units):
-            for item in value:
-                self.check_motion_data(dtype, item, where, what)
-        elif isinstance(value, list):
+        if isinstance(value, list) and len(value) == len(units):
             for (field, unit), item in zip(units, value):
                 if unit and isinstance(item, float) and not 0 <= item <= MOTION_BOUNDS[unit]:
                     raise self.error(f"{what}{dtype} {field}: expected a {'speed' if unit[-2:] == '/s' else 'zone'} "
@@ -740,9 +739,7 @@ class _Declarations:
                 raise _Unsupported(f"{name} of a value that is not an array of known size", node)
             if not 1 <= dimension <= rank:
                 raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
-            for _ in range(dimension - 1):
-                array = array[0]
-            return float(len(array)), "num"
+            return float(_sizes(array, data.type)[dimension - 1]), "num"  # type: ignore[union-attr]
         if key == "present":  # Present(OptPar): whether the call being followed gave that optional parameter
             param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
                 else None
