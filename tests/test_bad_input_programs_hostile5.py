@@ -14,7 +14,7 @@ from thermocomp.cli.common import EXIT_INPUT
 from thermocomp.errors import InputError
 from thermocomp.programs import grammars, read
 from thermocomp.programs.rapid import RapidOptions
-from thermocomp.programs.rapid_calls import _Calls
+from thermocomp.programs.rapid_flow import _Flow
 
 POINT = "[[500,{y},500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 RAPID = ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--at-minute", "60", "--no-progress"]
@@ -38,10 +38,10 @@ def test_the_uses_of_a_task_of_many_modules_are_found_in_time_linear_in_their_nu
     """The routines a cycle runs were found again for each module's uses (``_unrun_spans``, once a module, each
     walking every routine of the task): 800 --module files spent 1.5 s of CPU there. They are found once a task."""
     counts = {}
-    real = _Calls.summary
+    real = _Flow.summary
     for n in (10, 40):
         calls = []
-        monkeypatch.setattr(_Calls, "summary", lambda self, *a, _c=calls, **k: _c.append(1) or real(self, *a, **k))
+        monkeypatch.setattr(_Flow, "summary", lambda self, *a, _c=calls, **k: _c.append(1) or real(self, *a, **k))
         folder = tmp_path / str(n)
         folder.mkdir()
         program, modules = _task(folder, n)

@@ -306,7 +306,7 @@ def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[in
              runs_of_calls: dict[int, tuple]) -> tuple[tuple[tuple[int, int, tuple], ...] | None, calls.Call | None]:
     """Each run's call (its :func:`_slots`) of ``motions`` (``(step, motion row, point)`` each, the runs of one text),
     where every call with arguments that runs them runs the text with one target and tool each time, or each pass of
-    the FOR loops around it (``runs_of_calls``: :meth:`.rapid_calls._Calls.index_site`); else None, and the first
+    the FOR loops around it (``runs_of_calls``: :meth:`.rapid_flow._Flow.index_site`); else None, and the first
     call statement that runs it with another on another run (None: a run stands in no such call, or one run of a call
     runs the text with several targets: a loop inside the routine)."""
     called = [in_call.get(id(steps[k])) for k, _, _ in motions]
@@ -329,7 +329,7 @@ def _by_counters(steps: list, motions: list[tuple[int, int, int]], counted: dict
     """Each run's :func:`_slots` of ``motions`` (``(step, motion row, point)`` each, the runs of one text, each under
     a condition known only while running), its index set before its motion from the counters known there
     (``counted``: id of a step -> it, where its index is set, None for its statement, and those counters,
-    :meth:`.rapid_calls._Calls.index_site`), where they tell apart every two runs that need another target or tool;
+    :meth:`.rapid_flow._Flow.index_site`), where they tell apart every two runs that need another target or tool;
     else None. The loops' counters decide the pass, whatever path the controller takes through the conditions."""
     runs = []  # each run: where its index is set, its counters
     for k, row, _ in motions:

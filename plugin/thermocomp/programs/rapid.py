@@ -2,7 +2,7 @@
 
 The text is parsed by lark (``rapid.lark``: runs of plain motion statements are one ``MOVES`` token each) and walked
 from the entry routine by :class:`_Walker`, whose parts are mixed in: data and expressions (:mod:`.rapid_data`),
-control flow (:mod:`.rapid_flow`), routines and calls (:mod:`.rapid_calls`), motions (:mod:`.rapid_motions`). What
+control flow, routines and calls (:mod:`.rapid_flow`), motions (:mod:`.rapid_motions`). What
 cannot be followed exactly is an *unsupported* finding with its line and column (docs/programs.md).
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z)``; everything returned is SI
@@ -33,9 +33,8 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
-from thermocomp.programs.rapid_calls import _RAPID_NAME
 from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
-from thermocomp.programs.rapid_flow import _Flow
+from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,
     MOVES_PATTERN,
@@ -204,7 +203,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.carried_in_loop = carried_in_loop  # whether the cycle is a WHILE TRUE's pass (else an entry's run)
         self.cycle_looped = False  # whether a WHILE TRUE production loop was met
         self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
-        self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
+        self.origin: dict[int, int] = {}  # id of a routine of another module of the task: that module's index
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
         self.text = text
@@ -240,8 +239,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
         self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
-        self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
-        self._arguments_run: list[tuple[str, ...] | None] = []  # and what their calls bound (:meth:`_arguments`)
+        # the bodies of the routines being run, innermost last, and what their calls bound (:meth:`_Flow._arguments`)
+        self._routines_run: list[tuple[Tree, tuple[str, ...] | None]] = []
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.visited: set[str] = set()
@@ -252,7 +251,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self.call_runs: dict[int, tuple] = {}  # id of such a call -> it, where its index is set, its FOR counters
         self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
-        # its index is set (None: at each of its statements), the counters known there (:meth:`_Calls.index_site`)
+        # its index is set (None: at each of its statements), the counters known there (:meth:`_Flow.index_site`)
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._by_reference: dict[int, frozenset[str]] = {}  # the same -> its INOUT, VAR and PERS parameters' keys

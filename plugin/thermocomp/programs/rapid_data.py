@@ -308,7 +308,7 @@ class _Declarations:
         if not self.task.modules:
             return default
         if self._node_files is None:
-            self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
+            self._node_files = {id(n): file for file, m in enumerate(self.task.modules, 1) for n in m.tree.iter_subtrees()}
         return self._node_files.get(id(node), default)
 
     def written_at(self, node: Tree | Token, column: bool = True) -> str:

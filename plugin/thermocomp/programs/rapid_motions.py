@@ -424,7 +424,7 @@ class _Motions:
             out.append(None if terminal is None else placed_node(terminal.lower(), terminal, value, *placed[k]))
         return out
 
-    def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
+    def run_moves(self, token: Token, local: dict[str, _Data]) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them, by the same resolvers once per
         distinct text (frames and speed per shape, :meth:`point` per named point and shape); a statement they do not
         read is run by the general rules in its place (:meth:`run_body`)."""
@@ -467,7 +467,7 @@ class _Motions:
                             held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame], **cols).compact()
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
-                self.run_body(st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, a, b), local, depth)
+                self.run_body(st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, a, b), local)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
