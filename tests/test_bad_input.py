@@ -283,6 +283,9 @@ def test_sizes_of_other_commands(case, capsys):
     refused(case, capsys, [*calibrate, "5", "--candidates", "1000000000"], EXIT_USAGE, "--candidates", "to 100000")
     refused(case, capsys, [*calibrate, "1000000000"], EXIT_USAGE, "--suggest", "to 10000")
     refused(case, capsys, [*calibrate, "500", "--candidates", "300"], EXIT_INPUT, "--suggest", "at most --candidates")
+    # both within their ranges, but 10,000 greedy steps over 100,000 candidates ran for hours
+    refused(case, capsys, [*calibrate, "10000", "--candidates", "100000"], EXIT_INPUT, "--suggest and --candidates",
+            "10,000 x 100,000")
     refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--noise-mm", "nan"], EXIT_USAGE,
             "--noise-mm")
     # a campaign's poses and measurements: --poses 10000000 grew past 3 GB in two minutes (issue 9 follow-up run)

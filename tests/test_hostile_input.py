@@ -177,6 +177,49 @@ def test_a_batch_killed_hard_leaves_no_process_and_the_next_run_cleans_up(tmp_pa
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in src.iterdir())
 
 
+def _long_program(motions: int) -> bytes:
+    """The example with its main routine replaced by ``motions`` offset welds: a program seconds long to read."""
+    head = RAPID.read_text().split("  PROC main()")[0]
+    moves = "".join(f"    MoveL Offs(pStart,{k % 50 * 1.5:.1f},{k // 50 % 50 * 1.5:.1f},{k % 7 * 2.0:.1f}), "
+                    "v200, z1, tWeldGun\\WObj:=wobjTable;\n" for k in range(motions))
+    return (head + "  PROC main()\n" + moves + "  ENDPROC\nENDMODULE\n").encode()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_to_a_batch_alone_interrupts_its_running_programs(tmp_path):
+    """SIGTERM to a --jobs 2 batch's own process (``kill PID``, not the process group as Ctrl-C) waited for the
+    programs its workers were compensating: 179 s on this example's batch under load. The workers are now
+    interrupted too: the batch ends in a fraction of one program's time, exit 130, nothing written."""
+    src, out = tmp_path / "programs", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    for k in range(4):
+        (src / f"p{k}.mod").write_bytes(_long_program(4000))
+    thermocomp = str(Path(sys.executable).with_name("thermocomp"))
+    common = ["--robot", "irb140", "--deformation", str(EXAGGERATED), "--no-progress"]
+    started = time.monotonic()
+    alone = subprocess.run([thermocomp, "compensate", *common, "--program", str(src / "p0.mod"), "--out",
+                            str(tmp_path / "alone.mod")], capture_output=True, text=True)
+    one_program_s = time.monotonic() - started  # the time of one program, on this machine, now
+    assert alone.returncode == EXIT_OK, alone.stderr
+    batch = subprocess.Popen([thermocomp, "compensate", *common, "--program", str(src), "--out-dir", str(out),
+                              "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(_children(batch.pid)) < 2:
+        time.sleep(0.05)
+    time.sleep(one_program_s / 2)  # both workers halfway through their first program
+    assert batch.poll() is None
+    batch.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    _, err = batch.communicate(timeout=300)
+    ended_after_s = time.monotonic() - signalled
+    assert batch.returncode == 130, err
+    assert "no output was written" in err and "Traceback" not in err
+    assert sorted(p.name for p in out.iterdir()) == []
+    assert ended_after_s < one_program_s / 4, (ended_after_s, one_program_s)
+
+
 def test_a_temporary_whose_owner_is_gone_is_removed_and_a_live_ones_kept(tmp_path):
     """The next run in a folder removes what a run killed hard left (its process gone), never a running one's.
     (The batch killed hard through the command line: the slow test above.)"""

@@ -261,3 +261,28 @@ def test_a_warm_robot_prints_closer_with_compensated_references(identified, tmp_
                  "--controller", "mpc-iio", "--deformation", str(table), "--out", str(out)]) == 0
     erms = {r: v for (_, _, _, r), v in _results(out).items()}
     assert erms["compensated"] < 0.5 * erms["nominal"]
+
+
+@pytest.mark.slow
+def test_servo_track_shows_progress_over_every_simulated_sample_and_the_results_do_not_change(identified, tmp_path,
+                                                                                               capsys):
+    """A print campaign (4 controllers x 10 runs, docs/printing.md) ran for minutes with nothing on the screen.
+    The bar counts the servo samples of every row and run, and ends at the total of the paths' samples."""
+    from thermocomp.kinematics.fk import fk
+    from thermocomp.kinematics.model import nominal_model
+    from thermocomp.printing.paths import line_path
+
+    common = ["servo", "track", "--models", str(identified[0]), "--path", "line:x", "line:z", "--speed-mm-s", "40",
+              "--controller", "pid", "none", "--runs", "2"]
+    assert main([*common, "--out", str(tmp_path / "quiet.csv"), "--no-progress"]) == 0
+    quiet_err = capsys.readouterr().err
+    assert main([*common, "--out", str(tmp_path / "shown.csv"), "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "samples" not in quiet_err
+    chain = load_robot("ur5")
+    R_home, _ = fk(nominal_model(chain), chain.home)
+    per_run = sum(len(line_path(p, 40.0, 125.0, R_home).t) for p in ("line:x", "line:z"))
+    total = per_run * 2 * 2  # controllers, runs
+    last = [m.groups() for m in re.finditer(r"tracking \[[#.]+\] ([\d,]+)/([\d,]+) samples", err)][-1]
+    assert last == (f"{total:,}", f"{total:,}")
+    assert (tmp_path / "shown.csv").read_bytes() == (tmp_path / "quiet.csv").read_bytes()

@@ -87,8 +87,11 @@ class CalibrationRun:
         return "\n".join(lines)
 
 
-#: Most random candidate configurations ``--suggest`` weighs (some 0.5 KB of Jacobian each).
+#: Most random candidate configurations ``--suggest`` weighs (some 2 KB of Jacobian each, held for the whole choice).
 MAX_CANDIDATES = 100_000
+#: Most weighings of one candidate with the poses chosen so far (``--suggest`` times ``--candidates``): each is an
+#: eigenvalue problem of the table's parameters, 0.1-0.4 ms on one core, so that a choice ends within minutes.
+MAX_WEIGHINGS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,11 @@ class CalibrationJob:
         if suggest > candidates:
             raise ConfigurationError(f"--suggest: expected at most --candidates ({candidates:,}) poses, got "
                                      f"{suggest:,}")
+        if suggest * candidates > MAX_WEIGHINGS:
+            raise ConfigurationError(f"--suggest and --candidates: expected at most {MAX_WEIGHINGS:,} weighings of a "
+                                     f"candidate (--suggest times --candidates; each some 0.1-0.4 ms, so the choice "
+                                     f"ends within minutes), got {suggest:,} x {candidates:,} = "
+                                     f"{suggest * candidates:,}; fewer of either")
 
 
 def run_calibration(spec: CalibrationJob) -> CalibrationRun:

@@ -265,14 +265,19 @@ def _portable(report: ProgramReport) -> ProgramReport:
 def _in_processes(job: Job, tasks: list[CompensationJob], jobs: int) -> list[ProgramOutcome]:
     """The tasks over ``jobs`` worker processes, their written temporaries adopted by ``job`` as they come back.
 
-    On an error or an interrupt the tasks not started are cancelled and the running ones finish, so that every
-    temporary is known to ``job``, which then removes them all.
+    On an error the tasks not started are cancelled and the running ones finish, so that every temporary is known
+    to ``job``, which then removes them all. On an interrupt (Ctrl-C, or SIGTERM to this process alone) the running
+    ones are interrupted too: each worker gets SIGTERM, which its task turns into Ctrl-C (its own job removes what
+    it staged), instead of the batch waiting for programs that may take minutes.
     """
     context = multiprocessing.get_context("spawn")  # (fork copies numba's and BLAS's threads mid-state)
+    others = set(multiprocessing.active_children())
     # the workers end with this process, even killed hard (their temporaries carry its id: the next run removes them)
     with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
                                                 initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_in_worker, task) for task in tasks]
+        # the pool's workers (a spawning pool starts one per task submitted, up to its size): interrupted below
+        workers = [p for p in multiprocessing.active_children() if p not in others]
         adopted: set[int] = set()
         try:
             outcomes = []
@@ -282,8 +287,13 @@ def _in_processes(job: Job, tasks: list[CompensationJob], jobs: int) -> list[Pro
                 adopted.add(k)
                 outcomes.append(outcome)
             return outcomes
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            if isinstance(exc, KeyboardInterrupt):
+                for worker in workers:
+                    if worker.is_alive():
+                        worker.terminate()
+            pool.shutdown(wait=True)
             for k, future in enumerate(futures):
                 if k not in adopted and future.done() and not future.cancelled() and future.exception() is None:
                     job.adopt(future.result()[1])  # removed with the job's other temporaries

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.deformation.timelaw import TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
@@ -457,13 +458,14 @@ class ServoTrackJob:
             raise ConfigurationError("--stabilisation-min, --time-law and --minute need --deformation (the warm robot)")
 
 
-def run_track(spec: ServoTrackJob) -> TrackResult:
+def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> TrackResult:
     """Track each path at each speed with each controller, ``runs`` times, on the simulated servo.
 
     ``paths`` are ``line:x``, ``line:y``, ``line:z`` or targets CSVs. With a ``deformation`` table (and its time
     ``law`` or ``law_file``, at ``minute``; default the full table), the robot is warm: every row is run twice,
     with joint references from the nominal IK (``reference`` "nominal") and from the IK of the warm robot
-    (``reference`` "compensated"), and the print error is the warm robot's.
+    (``reference`` "compensated"), and the print error is the warm robot's. ``progress(done, total)`` counts the
+    servo samples simulated, over every row and run.
     """
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
@@ -521,31 +523,45 @@ def run_track(spec: ServoTrackJob) -> TrackResult:
                     + "; 'nominal': joint references from the nominal IK, 'compensated': from the warm robot's IK")
         R_home, _ = fk(nominal, chain.home)
         q_start = start_configuration(chain)
+        from thermocomp.io.targets_csv import read_targets_csv
+
+        programs = {name: read_targets_csv(name, n_joints=chain.n_joints) for name in paths if name not in LINES}
+
+        def cart_of(name: str, v: float):
+            """The path ``name`` at ``v`` mm/s, sampled at the servo rate."""
+            if name in LINES:
+                return line_path(name, v, models.rate_hz, R_home)
+            program = programs[name]
+            return targets_path(program.R_world_tcp, program.p_world_tcp, v, models.rate_hz, str(name), program.lines)
+
+        # the samples of every row and run (each path built once to count them: a million samples each, at most)
+        total = sum(len(cart_of(name, v).t) for name in paths for v in speeds_mm_s) * len(references) \
+            * len(controllers) * runs
+        done = 0
+
+        def step() -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
         rows = []
-        for name in paths:
-            for v in speeds_mm_s:
-                if name in LINES:
-                    cart = line_path(name, v, models.rate_hz, R_home)
-                else:
-                    from thermocomp.io.targets_csv import read_targets_csv
+        for name, v in ((name, v) for name in paths for v in speeds_mm_s):
+            cart = cart_of(name, v)
+            seed_q = q_start if name in LINES else chain.home
+            for label, reference_model in references:
+                q_ref, qd_ref = joint_reference(reference_model, cart, seed_q, models.rate_hz)
 
-                    program = read_targets_csv(name, n_joints=chain.n_joints)
-                    cart = targets_path(program.R_world_tcp, program.p_world_tcp, v, models.rate_hz, str(name),
-                                        program.lines)
-                seed_q = q_start if name in LINES else chain.home
-                for label, reference_model in references:
-                    q_ref, qd_ref = joint_reference(reference_model, cart, seed_q, models.rate_hz)
+                def error_of(q_true, cart=cart):
+                    return print_error(truth, q_true, cart.R_world_tcp, cart.p_world_tcp, STANDOFF)
 
-                    def error_of(q_true, cart=cart):
-                        return print_error(truth, q_true, cart.R_world_tcp, cart.p_world_tcp, STANDOFF)
+                for controller in controllers:
+                    def open_sim(run, q0=q_ref[0]):
+                        return ServoSimulator(chain, links, q0, servo, np.random.default_rng([seed, run]))
 
-                    for controller in controllers:
-                        def open_sim(run, q0=q_ref[0]):
-                            return ServoSimulator(chain, links, q0, servo, np.random.default_rng([seed, run]))
-
-                        result = track(open_sim, controller, models, q_ref, qd_ref, runs, error_of, mpc, pid)
-                        rows.append(TrackRow(controller, float(v), name, label, result.erms, result.sigma, runs,
-                                             result.errors))
+                    result = track(open_sim, controller, models, q_ref, qd_ref, runs, error_of, mpc, pid, step)
+                    rows.append(TrackRow(controller, float(v), name, label, result.erms, result.sigma, runs,
+                                         result.errors))
         rows = tuple(rows)
         job.write_text(out, _results_csv(rows))
         if plot is not None:

@@ -35,12 +35,23 @@ from thermocomp.geometry.checks import check_array
 from thermocomp.io.measurements import Measurements
 from thermocomp.robot.chain import Chain
 
+#: Candidates weighed at once by :func:`suggest_poses` (their Gram matrices, some 20 KB each, held together).
+CANDIDATES_AT_ONCE = 1024
+
 
 def observability_index(singular_values: FloatArray, rank: int, n_poses: int) -> float:
     """``O1 = (prod s_i, i <= rank)^(1/rank) / sqrt(n_poses)``; 0 for rank 0."""
-    if rank == 0 or n_poses == 0:
-        return 0.0
-    return float(np.exp(np.mean(np.log(singular_values[:rank]))) / np.sqrt(n_poses))
+    return float(observability_indices(np.asarray(singular_values, float)[None], np.array([rank]), n_poses)[0])
+
+
+def observability_indices(singular_values: FloatArray, rank: np.ndarray, n_poses: int) -> FloatArray:
+    """:func:`observability_index` of each row of ``singular_values`` ``(c, r)`` (descending) at its ``rank``
+    ``(c,)``, batch: ``(c,)``."""
+    if n_poses == 0:
+        return np.zeros(len(rank))
+    used = np.arange(singular_values.shape[1]) < rank[:, None]
+    logs = np.where(used, np.log(np.where(used, singular_values, 1.0)), 0.0)
+    return np.where(rank > 0, np.exp(logs.sum(axis=1) / np.maximum(rank, 1)) / np.sqrt(n_poses), 0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,7 +135,6 @@ def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, 
             if q_measured.shape[0] else np.zeros((0, cand_rows.shape[2])))
     candidates = np.sort(_candidates(chain.n_joints, options.rows))
     forced = np.arange(problem.P, problem.P + problem.B)
-    gram_candidates = np.einsum("ckz,cky->czy", cand_rows, cand_rows)  # (c, Z, Z)
 
     def spectrum(G: FloatArray) -> FloatArray:
         """Singular values (descending) of the candidate columns with the forced ones projected out,
@@ -136,34 +146,46 @@ def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, 
             S = S - np.swapaxes(G_fc, -1, -2) @ np.linalg.solve(G_ff, G_fc)
         return np.sqrt(np.clip(np.linalg.eigvalsh(S)[..., ::-1], 0.0, None))
 
-    def score(s: FloatArray, m: int) -> tuple[int, float]:
-        rank = int(np.sum(s > options.rcond * s[0])) if s[0] > 0 else 0
-        return rank, observability_index(s, rank, m)
+    def scores(s: FloatArray, m: int) -> tuple[np.ndarray, FloatArray]:
+        """Rank and ``O1`` of each spectrum ``s`` ``(c, r)``, batch."""
+        rank = np.where(s[:, 0] > 0, np.sum(s > options.rcond * s[:, :1], axis=1), 0)
+        return rank, observability_indices(s, rank, m)
+
+    def with_each(G: FloatArray, m: int) -> tuple[np.ndarray, FloatArray]:
+        """Rank and ``O1`` of ``G`` plus each candidate's Gram matrix, in chunks of
+        :data:`CANDIDATES_AT_ONCE` (the memory of one chunk's ``(c, Z, Z)``, whatever the number of candidates)."""
+        parts = [scores(spectrum(G[None] + np.einsum("ckz,cky->czy", rows, rows)), m)
+                 for rows in np.array_split(cand_rows, max(1, -(-len(cand_rows) // CANDIDATES_AT_ONCE)))]
+        return np.concatenate([r for r, _ in parts]), np.concatenate([o for _, o in parts])
+
+    def score(G: FloatArray, m: int) -> tuple[int, float]:
+        rank, o1 = scores(spectrum(G)[None], m)
+        return int(rank[0]), float(o1[0])
 
     G_have = have.T @ have
-    rank_all = score(spectrum(G_have + gram_candidates.sum(axis=0)), 1)[0]
+    rank_all = score(G_have + np.einsum("ckz,cky->zy", cand_rows, cand_rows), 1)[0]
     m = q_measured.shape[0]
-    rank0, o10 = score(spectrum(G_have), m) if m else (0, 0.0)
+    rank0, o10 = score(G_have, m) if m else (0, 0.0)
     chosen: list[int] = []
     ranks: list[int] = []
     o1s: list[float] = []
     current_rank, current_o1 = rank0, o10
     for _ in range(min(n_poses, q_candidates.shape[0])):
-        spectra = spectrum(G_have[None] + gram_candidates)
-        scores = [score(spectra[c], m + len(chosen) + 1) if c not in chosen else (-1, -1.0)
-                  for c in range(q_candidates.shape[0])]
-        c = max(range(len(scores)), key=scores.__getitem__)
-        rank, o1 = scores[c]
+        rank_c, o1_c = with_each(G_have, m + len(chosen) + 1)
+        rank_c[chosen], o1_c[chosen] = -1, -1.0
+        best = rank_c == rank_c.max()
+        c = int(np.argmax(np.where(best, o1_c, -np.inf)))  # the highest rank, then the highest O1 (the first of equals)
+        rank, o1 = int(rank_c[c]), float(o1_c[c])
         if rank == current_rank and rank == rank_all and o1 <= current_o1:
             break  # nothing more to gain
         chosen.append(c)
         ranks.append(rank)
         o1s.append(o1)
-        G_have = G_have + gram_candidates[c]
+        G_have = G_have + cand_rows[c].T @ cand_rows[c]
         current_rank, current_o1 = rank, o1
     idx = np.array(chosen, dtype=int)
     return PoseSuggestion(index=idx, q=q_candidates[idx], rank=np.array(ranks, dtype=int), o1=np.array(o1s),
                           rank_before=rank0, o1_before=o10, rank_all=rank_all, n_parameters=candidates.size)
 
 
-__all__ = ["PoseSuggestion", "observability_index", "suggest_poses"]
+__all__ = ["PoseSuggestion", "observability_index", "observability_indices", "suggest_poses"]

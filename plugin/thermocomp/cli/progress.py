@@ -36,10 +36,13 @@ class ProgressBar:
         Text before the bar (the label of the main phase, solving).
     stream
         Where to draw; nothing is drawn when ``enabled`` is False.
+    unit
+        What is counted ("rows" of a compensation, "samples" of a servo simulation).
     """
 
-    def __init__(self, label: str, stream: TextIO | None = None, enabled: bool = True) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None, enabled: bool = True, unit: str = "rows") -> None:
         self.label = label
+        self.unit = unit
         self.main_label = label
         self.stream = sys.stderr if stream is None else stream
         self.enabled = enabled
@@ -127,10 +130,10 @@ class ProgressBar:
             width = 30
             filled = int(round(share * width))
             left = (total - done) / rate if rate > 0 else float("nan")
-            text = (f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} rows, "
-                    f"{rate:,.0f} rows/s, {elapsed:5.1f} s elapsed, {left:5.1f} s left")
+            text = (f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} {self.unit}, "
+                    f"{rate:,.0f} {self.unit}/s, {elapsed:5.1f} s elapsed, {left:5.1f} s left")
         else:
-            text = f"\r{self.label}: {done:,} rows, {rate:,.0f} rows/s, {elapsed:5.1f} s elapsed"
+            text = f"\r{self.label}: {done:,} {self.unit}, {rate:,.0f} {self.unit}/s, {elapsed:5.1f} s elapsed"
         self.stream.write(text)
         self._open = True
         self.stream.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_OK
 from thermocomp.cli.parser import HelpFormatter, seed_arg
@@ -32,7 +33,7 @@ def _servo_options(args: argparse.Namespace):
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``servo`` subcommand and its ``excite``, ``identify`` and ``track``."""
-    from thermocomp.cli.common import time_law_arg
+    from thermocomp.cli.common import add_progress_argument, time_law_arg
 
     servo = sub.add_parser(
         "servo",
@@ -100,6 +101,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     tr.add_argument("--minute", type=float, default=None, help="warm robot: the minute of the print (default: the "
                                                               "full table)")
     _servo_arguments(tr)
+    add_progress_argument(tr, help="show a progress bar of the servo samples simulated on stderr (default: when "
+                                   "stderr is a terminal)")
     tr.set_defaults(handler=run_track)
 
 
@@ -131,6 +134,7 @@ def run_identify(args: argparse.Namespace) -> int:
 
 def run_track(args: argparse.Namespace) -> int:
     from thermocomp.app.servo import ServoTrackJob, run_track
+    from thermocomp.cli.progress import ProgressBar
     from thermocomp.deformation.timelaw import LinearRamp
     from thermocomp.printing.mpc import MPCOptions
 
@@ -140,6 +144,7 @@ def run_track(args: argparse.Namespace) -> int:
                         mpc=MPCOptions(horizon=args.horizon), deformation=args.deformation, law=law,
                         law_file=args.time_law, minute=args.minute, seed=args.seed)
     _quiet_pybullet()
-    result = run_track(job)
+    bar = ProgressBar("tracking", unit="samples", enabled=sys.stderr.isatty() if args.progress is None else args.progress)
+    result = run_track(job, progress=bar)
     print(result.text())
     return EXIT_OK

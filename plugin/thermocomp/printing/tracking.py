@@ -82,10 +82,12 @@ def _preview(q_ref: FloatArray, qd_ref: FloatArray, start: int, horizon: int) ->
 
 
 def track_once(sim, controller: str, models: ServoModels, q_ref: FloatArray, qd_ref: FloatArray,
-               mpc: MPCOptions | None = None, pid: PIDOptions | None = None) -> FloatArray:
+               mpc: MPCOptions | None = None, pid: PIDOptions | None = None,
+               step: Callable[[], None] | None = None) -> FloatArray:
     """Run one controller on the servo ``sim`` (at rest at ``q_ref[0]``); return the true joint angles ``(N, n)`` [rad].
 
-    ``controller`` one of :data:`CONTROLLERS`; ``q_ref`` ``(N, n)`` [rad], ``qd_ref`` ``(N, n)`` [rad/s].
+    ``controller`` one of :data:`CONTROLLERS`; ``q_ref`` ``(N, n)`` [rad], ``qd_ref`` ``(N, n)`` [rad/s];
+    ``step()``, if given, is called after each sample (a progress count).
     """
     if controller not in CONTROLLERS:
         raise ConfigurationError(f"--controller: expected one of {', '.join(CONTROLLERS)}, got {controller!r}")
@@ -112,18 +114,21 @@ def track_once(sim, controller: str, models: ServoModels, q_ref: FloatArray, qd_
             u = np.array([joints[j].command((q[j], qd[j]), _preview(q_ref[:, j], qd_ref[:, j], k + d + 1,
                                                                      joints[j].options.horizon)) for j in range(n)])
         sim.step(u)
+        if step is not None:
+            step()
     return q_true
 
 
 def track(open_sim: Callable[[int], object], controller: str, models: ServoModels, q_ref: FloatArray,
           qd_ref: FloatArray, runs: int, error_of: Callable[[FloatArray], FloatArray],
-          mpc: MPCOptions | None = None, pid: PIDOptions | None = None) -> TrackingResult:
+          mpc: MPCOptions | None = None, pid: PIDOptions | None = None,
+          step: Callable[[], None] | None = None) -> TrackingResult:
     """``runs`` runs of ``controller``; ``open_sim(run)`` opens a fresh servo (its own noise), ``error_of(q_true)``
-    gives the print error ``(N, 2)`` [m] of a run."""
+    gives the print error ``(N, 2)`` [m] of a run; ``step`` as :func:`track_once`'s."""
     if not (isinstance(runs, int) and runs >= 1):
         raise ConfigurationError(f"--runs: expected an integer >= 1, got {runs!r}")
     errors = []
     for run in range(runs):
         with open_sim(run) as sim:
-            errors.append(error_of(track_once(sim, controller, models, q_ref, qd_ref, mpc, pid)))
+            errors.append(error_of(track_once(sim, controller, models, q_ref, qd_ref, mpc, pid, step)))
     return TrackingResult(np.array(errors))
