@@ -23,7 +23,6 @@ from program_builders import assert_same_steps, general_rules_form, random_confi
 from thermocomp import fk, load_robot, nominal_model
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
-from thermocomp.programs.compensate import own_texts
 from thermocomp.programs.urscript import parse_urscript_text, urscript_program_from_text
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "urscript_program.script"
@@ -98,12 +97,16 @@ def test_a_cam_script_is_a_few_tokens_and_reads_the_same(rng):
 
 def test_a_cam_scripts_points_are_plain_columns_both_ways(rng):
     """A run is read into columns (no object a motion) whose points are their own texts, as the general rules'
-    points are, so both readings reach the writer's plain splice (compensate.own_texts), in either form."""
+    points are: each point's argument is its text, no two points share one, and none has a whole argument around it
+    (the writer then writes each value at its own text, in either form)."""
     poses = _poses(rng, 12)
     lines = [f"  movel({p}, a=1.2, v=0.25)" for p in poses[:10]] + [f"  movej({_joints(rng)}, a=1.4, v=1.05)"]
     text = "def cam():\n" + "\n".join(lines) + "\nend\n"
     fast, plain = _read(text, True), _read(text, False)
-    assert own_texts(fast, "joints") and own_texts(plain, "joints")
+    for prog in (fast, plain):
+        np.testing.assert_array_equal(prog.run.argument, prog.run.text)
+        assert len(np.unique(prog.run.text[:, :2], axis=0)) == len(prog.run.text)
+        assert prog.run.whole_argument.count(None) == len(prog.run.whole_argument)
     np.testing.assert_array_equal(fast.run.text, plain.run.text)
     np.testing.assert_array_equal(fast.run.T_world_tcp, plain.run.T_world_tcp)
     assert all(p.whole_argument is None for mo in plain.motions for p in mo.points)

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from thermocomp._typing import FloatArray
+from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
@@ -48,7 +48,6 @@ from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     CIRCULAR,
     RobotProgram,
-    Span,
     target_of_world,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
@@ -366,78 +365,66 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
     differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & (minutes is None))
     conf_changed = (pw[differs], conf[differs])
-    if minutes is None and own_texts(task, output):  # (each point writes its text)
-        spans = run.text[written]
-        edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
-        wanted[written] = False
+    values: list[str | None] = [None] * m
+    if minutes is None:
+        for i, text in zip(written.tolist(), new.to_pylist()):
+            values[i] = text
+        at_argument = ~poses.is_joint if output == "joints" else np.zeros(m, dtype=bool)
+        form = ("--program-output joints writes their joints at the motion, which every call runs (a declared "
+                "target cannot hold joints), and they need different joints there: use --program-output filtered")
+        extra: list[w.Edit] = []
     else:
-        values: list[str | None] = [None] * m
-        if minutes is None:
-            for i, text in zip(written.tolist(), new.to_pylist()):
-                values[i] = text
-            at_argument = (~poses.is_joint).tolist() if output == "joints" else [False] * m
-            form = ("--program-output joints writes their joints at the motion, which every call runs (a declared "
-                    "target cannot hold joints), and they need different joints there: use --program-output filtered")
-            extra: list[w.Edit] = []
-        else:
-            extra = passes.clock_edits(task, written, joint_text, [texts for texts, _, _ in versions], values, minutes)
-            call_site = task.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
-            at_argument = [v is not None and i not in call_site for i, v in enumerate(values)]
-            form = ("--time-indexed writes their tables' lookups at the motion, which every call runs (a declaration "
-                    "holds one value), and they need different tables there: compensate for one minute instead "
-                    "(--at-minute or --timed)")
-        share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
-            task, at, *_in_frames(chain, task, at, tcp[0][0][at], tcp[1][0][at])))
-        tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
-        if kept:  # (a target kept as written has no confdata written either)
-            left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
-            conf_changed = (conf_changed[0][left], conf_changed[1][left])
-        point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
-        edits = w.Edits.of(point_edits + tables + extra)
-        n_changed = len({(e.start, e.end) for e in point_edits})
-        wanted &= np.array([v is None for v in values], dtype=bool)
-    data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
+        extra = passes.clock_edits(task, written, joint_text, [texts for texts, _, _ in versions], values, minutes)
+        call_site = task.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
+        at_argument = np.array([v is not None and i not in call_site for i, v in enumerate(values)], dtype=bool)
+        form = ("--time-indexed writes their tables' lookups at the motion, which every call runs (a declaration "
+                "holds one value), and they need different tables there: compensate for one minute instead "
+                "(--at-minute or --timed)")
+    share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
+        task, at, *_in_frames(chain, task, at, tcp[0][0][at], tcp[1][0][at])))
+    tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
+    if kept:  # (a target kept as written has no confdata written either)
+        left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
+        conf_changed = (conf_changed[0][left], conf_changed[1][left])
+    point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
+    wanted &= np.array([v is None for v in values], dtype=bool)
+    data, n_changed = apply_form(task, point_edits + w.Edits.of(tables + extra), len(point_edits.start), output, ok,
+                                 poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else w.split(data, prog)
     notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
                    notes, modules, np.flatnonzero(wanted))
 
 
-def own_texts(prog: RobotProgram, output: str) -> bool:
-    """Whether each point of a snapshot writes its own text: no two points share a text or an argument, and in the
-    joints form (which writes a Cartesian point at its argument) each argument is its text, with no whole argument
-    around it. :func:`place_texts` then places each value at its text."""
-    run = prog.run
-    if output == "joints" and not ((run.argument is run.text or np.array_equal(run.argument, run.text))
-                                   and run.whole_argument.count(None) == len(run.whole_argument)):
-        return False
-    return all(bool(np.all(np.diff(spans[:, 0]) > 0) or len(np.unique(spans[:, :2], axis=0)) == len(spans))
-               for spans in (run.text, run.argument))
-
-
-def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
-                inline: bool = False) -> list[w.Edit]:
+def place_texts(prog: RobotProgram, values: list[str | None], at_argument: ArrayLike, form: str, *,
+                inline: bool = False) -> w.Edits:
     """The edits writing ``values`` (each point's new text or ``None``: unchanged).
 
-    Points sharing a text write it there when they all get the same value and none is ``at_argument``; otherwise
-    each writes its value at its argument (its whole argument, :attr:`~.model.Point.whole_argument`; with ``inline``,
-    its text too). Refused: a parameter given different values by the points ``at_argument`` (``form`` saying why
-    they are written there), a span needing two values, or a point then running another's value.
+    Points sharing a text write it there when they all get the same value and none is ``at_argument`` ``(m,)``;
+    otherwise each writes its value at its argument (its whole argument, :attr:`~.model.Point.whole_argument`; with
+    ``inline``, its text too). Refused: a parameter given different values by the points ``at_argument`` (``form``
+    saying why they are written there), a span needing two values, or a point then running another's value. In
+    columns: a program whose points each have their own text costs no loop over its points.
     """
     run = prog.run
     motion_of = run.row_of_points()
-    texts = [Span(*row) for row in run.text.tolist()]
-    arguments = [Span(*row) for row in run.argument.tolist()]
-    first: dict[tuple[int, int], int] = {}
-    for i in np.flatnonzero(at_argument).tolist():
-        if run.whole_argument[i] is not None:
-            texts[i] = arguments[i] = run.whole_argument[i]
-        elif inline:
-            texts[i] = arguments[i]
+    new = pa.array(values, pa.string()).dictionary_encode()
+    code = new.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)  # (-1: None)
+    at_argument = np.asarray(at_argument, dtype=bool)
+    texts, arguments = run.text.copy(), run.argument.copy()  # (m, 4) Span rows, those at their argument moved
+    given = np.flatnonzero(at_argument)
+    whole = [i for i in given.tolist() if run.whole_argument[i] is not None]
+    texts[whole] = arguments[whole] = np.array([run.whole_argument[i] for i in whole]).reshape(-1, 4)
+    if inline:
+        texts[given] = arguments[given]
+    # each parameter's first point: the one the others given there must agree with
+    _, first, inverse = np.unique(np.stack([run.file[motion_of[given]], run.argument[given, 0]], axis=1), axis=0,
+                                  return_index=True, return_inverse=True)
+    j_of = given[first[inverse.reshape(-1)]]
+    clash = np.flatnonzero((code[given] != code[j_of]) & (run.text[given, 0] != run.argument[given, 0]))
+    if clash.size:
+        i, j = int(given[clash[0]]), int(j_of[clash[0]])
         file = int(run.file[motion_of[i]])
-        j = first.setdefault((file, int(run.argument[i, 0])), i)
-        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
-            continue
         routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", prog.files[file][1][:run.argument[i, 0]],
                              flags=re.IGNORECASE)
         names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
@@ -446,22 +433,31 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
         raise InputError(f"{run.instruction[motion_of[i]]} at line {line}, column {column} reads {data} through a "
                          f"parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: {form}",
                          path=prog.files[file][0], row=line, column=column)
-    by_text: dict[tuple[int, int], list[int]] = {}
-    for i, text in enumerate(texts):
-        by_text.setdefault(text[:2], []).append(i)
-    at: dict[tuple[int, int], str] = {}  # each span written: its value (the first; a second is a clash, below)
-    for span, members in by_text.items():
-        shared = len({values[i] for i in members}) == 1 and not any(at_argument[i] for i in members)
-        for i in members:
-            if values[i] is not None:
-                at.setdefault(span if shared else arguments[i][:2], values[i])
-    for text, argument, value in zip(texts, arguments, values):
-        if at.get(argument[:2], at.get(text[:2])) != value:
-            raise InputError(f"the motion target at line {argument.line}, column {argument.column} is run more than "
-                             "once with different corrections (a routine called at different minutes, or with "
-                             "different tools or work objects); one text cannot hold them", path=prog.path,
-                             row=argument.line)
-    return [w.Edit(start, end, new) for (start, end), new in at.items()]
+    # each span as one number (start, end); a text's points in the order its first is met, and in order
+    size = int(max(texts[:, 1].max(initial=0), arguments[:, 1].max(initial=0))) + 1
+    text_key, argument_key = texts[:, 0] * size + texts[:, 1], arguments[:, 0] * size + arguments[:, 1]
+    _, met, group = np.unique(text_key, return_index=True, return_inverse=True)
+    low, high = np.full(len(met), np.iinfo(np.int64).max), np.full(len(met), -2)
+    np.minimum.at(low, group, code)
+    np.maximum.at(high, group, code)
+    shared = (low == high) & (np.bincount(group, weights=at_argument, minlength=len(met)) == 0)
+    writers = np.flatnonzero(code >= 0)
+    writers = writers[np.lexsort((writers, met[group[writers]]))]
+    # each span written: the value of its first writer (a second is a clash, below)
+    span_key, first = np.unique(np.where(shared[group], text_key, argument_key)[writers], return_index=True)
+    span_code = code[writers[first]]
+    running = np.full(len(code), -1)
+    for keys in (text_key, argument_key):  # (a point runs the value at its argument, else at its text)
+        k = np.minimum(np.searchsorted(span_key, keys), max(len(span_key) - 1, 0))
+        hit = span_key[k] == keys if len(span_key) else np.zeros(len(keys), dtype=bool)
+        running[hit] = span_code[k[hit]]
+    wrong = np.flatnonzero(running != code)
+    if wrong.size:
+        line, column = (int(x) for x in arguments[wrong[0], 2:4])
+        raise InputError(f"the motion target at line {line}, column {column} is run more than "
+                         "once with different corrections (a routine called at different minutes, or with "
+                         "different tools or work objects); one text cannot hold them", path=prog.path, row=line)
+    return w.Edits(span_key // size, span_key % size, new.dictionary.take(pa.array(span_code, pa.int64())))
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
@@ -568,10 +564,11 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
     """
     run = prog.run
     how = prog.extra.get("call_site") or {}
-    groups: dict[tuple[int, int, int | None], list[int]] = {}
     call_of = passes.calls_of_points(prog)  # (a table indexed by its calls: one value a call)
-    for i, key in enumerate(zip(run.text_file.tolist(), run.text[:, 0].tolist())):
-        groups.setdefault((*key, call_of.get(i)), []).append(i)
+    _, text, count = np.unique(run.text_file * (1 << 40) + run.text[:, 0], return_inverse=True, return_counts=True)
+    groups: dict[tuple[int, int | None], list[int]] = {}  # (the texts of several points, as first met)
+    for i in np.flatnonzero(count[text] > 1).tolist():
+        groups.setdefault((int(text[i]), call_of.get(i)), []).append(i)
     for members in groups.values():
         if len({values[i] for i in members}) < 2:
             continue
