@@ -539,12 +539,14 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
             program = programs[name]
             return targets_path(program.R_world_tcp, program.p_world_tcp, v, models.rate_hz, str(name), program.lines)
 
-        # the samples of every row and run, counted before any is simulated (each path built once to count them: a
-        # million samples each, at most) and bounded by MAX_TRACK_SAMPLES
+        # the samples of every row and run, counted before any is simulated and bounded by MAX_TRACK_SAMPLES (so the
+        # paths built to count them, kept for the rows, hold at most that many samples)
         each = len(references) * len(controllers) * runs
         total = 0
+        carts = []
         for name, v in ((name, v) for name in paths for v in speeds_mm_s):
-            total += len(cart_of(name, v).t) * each
+            carts.append((name, v, cart_of(name, v)))
+            total += len(carts[-1][2].t) * each
             if total > MAX_TRACK_SAMPLES:
                 raise ConfigurationError(
                     f"--path, --speed-mm-s, --controller and --runs{' (twice with --deformation)' if warm else ''}: "
@@ -560,8 +562,7 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
                 progress(done, total)
 
         rows = []
-        for name, v in ((name, v) for name in paths for v in speeds_mm_s):
-            cart = cart_of(name, v)
+        for name, v, cart in carts:
             seed_q = q_start if name in LINES else chain.home
             for label, reference_model in references:
                 q_ref, qd_ref = joint_reference(reference_model, cart, seed_q, models.rate_hz)

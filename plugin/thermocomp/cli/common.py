@@ -174,6 +174,13 @@ def add_progress_argument(parser: argparse.ArgumentParser,
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=help)
 
 
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether to draw progress bars: ``--progress`` / ``--no-progress`` (:func:`add_progress_argument`), else
+    whether stderr is a terminal."""
+    progress = getattr(args, "progress", None)
+    return sys.stderr.isatty() if progress is None else bool(progress)
+
+
 def solver_options(args: argparse.Namespace) -> dict:
     """:class:`CompensationOptions` fields ``ik``, ``starts``, ``seed`` from :func:`add_solver_arguments`' options (SI)."""
     return {"ik": IKOptions(position_tol=args.position_tol_mm * 1e-3,
@@ -232,7 +239,5 @@ def program_settings(args: argparse.Namespace) -> ProgramSettings:
         minutes = (0.0,) if static else CompensationOptions().minutes
     euler = getattr(args, "orientation_euler_xyz_deg", None)
     fixed = None if euler is None else matrix_from_euler_xyz(np.radians(euler))
-    progress = getattr(args, "progress", None)
     return ProgramSettings(time_law=time_law, minutes=tuple(minutes), fixed_orientation=fixed,
-                           progress=sys.stderr.isatty() if progress is None else bool(progress),
-                           time_law_file=time_law_file)
+                           progress=show_progress(args), time_law_file=time_law_file)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_OK
 from thermocomp.cli.parser import HelpFormatter, seed_arg
@@ -134,6 +133,7 @@ def run_identify(args: argparse.Namespace) -> int:
 
 def run_track(args: argparse.Namespace) -> int:
     from thermocomp.app.servo import ServoTrackJob, run_track
+    from thermocomp.cli.common import show_progress
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.deformation.timelaw import LinearRamp
     from thermocomp.printing.mpc import MPCOptions
@@ -144,7 +144,7 @@ def run_track(args: argparse.Namespace) -> int:
                         mpc=MPCOptions(horizon=args.horizon), deformation=args.deformation, law=law,
                         law_file=args.time_law, minute=args.minute, seed=args.seed)
     _quiet_pybullet()
-    bar = ProgressBar("tracking", unit="samples", enabled=sys.stderr.isatty() if args.progress is None else args.progress)
+    bar = ProgressBar("tracking", unit="samples", enabled=show_progress(args))
     result = run_track(job, progress=bar)
     print(result.text())
     return EXIT_OK

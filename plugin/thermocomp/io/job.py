@@ -159,7 +159,8 @@ def remove_stale_temporaries(folder: Path, keep: frozenset[tuple[int, int]] = fr
         if match is None or _running(int(match.group(1))):
             continue
         with contextlib.suppress(OSError):
-            if entry.is_file(follow_symlinks=False) and (entry.stat().st_dev, entry.stat().st_ino) not in keep:
+            found = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(found.st_mode) and (found.st_dev, found.st_ino) not in keep:
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
     return removed

@@ -153,6 +153,10 @@ def kalman_gain(A: FloatArray, C: FloatArray, process: FloatArray, measurement: 
     return P @ C.T @ np.linalg.inv(C @ P @ C.T + measurement)
 
 
+#: What :class:`JointMPC` refuses a model for (its filter's and MPC's design failed or is not finite).
+_NOT_DESIGNABLE = ("expected a model the filter and the MPC can be designed for (observable from C, driven by B, of "
+                   "finite products)")
+
 class JointMPC:
     """One joint's MPC (module docstring). Call :meth:`command` once a sample.
 
@@ -190,11 +194,9 @@ class JointMPC:
                 self.Psi, Phi = prediction_matrices(A, B, C, o.horizon)
                 self.K = mpc_gain(self.Psi, Phi, weights, weight_u)[0]  # the first command's row
             except (ValueError, np.linalg.LinAlgError) as exc:  # (scipy's: no finite Riccati solution, Schur form)
-                raise ConfigurationError(f"expected a model the filter and the MPC can be designed for (observable "
-                                         f"from C, driven by B, of finite products), got: {exc}") from None
+                raise ConfigurationError(f"{_NOT_DESIGNABLE}, got: {exc}") from None
         if not (np.all(np.isfinite(self.M)) and np.all(np.isfinite(self.Psi)) and np.all(np.isfinite(self.K))):
-            raise ConfigurationError("expected a model the filter and the MPC can be designed for (observable from "
-                                     "C, driven by B, of finite products), got gains that are not finite")
+            raise ConfigurationError(f"{_NOT_DESIGNABLE}, got gains that are not finite")
         self.z = np.zeros(nz)  # at rest at q0
         self.q0 = q0
         self.sent = [0.0] * max(delay_samples, 1)  # u(k-1), u(k-2), ..., u(k-d)
