@@ -217,6 +217,17 @@ def test_two_modules_local_funcs_of_one_name_each_evaluated_in_its_own_module(tm
     assert _xs(_read(tmp_path, m, lib("a", 40), lib("b", -60), split=split)) == [540, 440, 507]
 
 
+def test_a_local_proc_not_run_is_named_though_another_modules_of_its_name_runs(tmp_path):
+    """Only A's ``LOCAL PROC go`` runs: B's, of the same name, is not run, and the note naming the routines not run
+    names it at its own line (a routine counted as run by its name alone was not)."""
+    a = _module("A", _target("pa", 400), _proc("go", _move("pa"), local=True), _proc("ra", "go;"))
+    b = _module("B", _target("pb", 450), _proc("go", _move("pb"), local=True))
+    m = _module("M", _proc("main", "ra;"))
+    prog = _read(tmp_path, m, a, b)
+    assert _xs(prog) == [400]
+    assert [n.line for n in prog.notes if "PROC go is not run from the entry routine" in n.message] == [17]
+
+
 def test_a_call_of_another_modules_local_proc_is_refused_naming_it(tmp_path):
     """M calls ``go``, a ``LOCAL PROC`` of A only: the controller does not link the call; refused there, never
     followed into A's routine."""

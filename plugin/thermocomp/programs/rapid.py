@@ -238,7 +238,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._routines_run: list[tuple[Tree, tuple[str, ...] | None]] = []
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
-        self.visited: set[str] = set()
+        self.visited: dict[int, Tree] = {}  # the routines run (entry, calls, connected TRAPs), by id
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
         self._cache: dict = {}

@@ -380,7 +380,7 @@ class _Flow(calls.Texts):
         if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
             self.carry_into_cycle({})
         for proc in entry:
-            self.visited.add(self._routine_name(proc).lower())
+            self.visited[id(proc)] = proc
             with self.in_file(0, proc.meta.start_pos):
                 self.run_routine(proc, {})
         self.check_paths()
@@ -1168,7 +1168,7 @@ class _Flow(calls.Texts):
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
                                "only while running", statement)
         self.mark_all(found.assigns - found.local, trap, statement, local)
-        self.visited.add(name.lower())
+        self.visited[id(trap)] = trap
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))
 
@@ -1367,7 +1367,7 @@ class _Flow(calls.Texts):
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
                                    *_location(statement), self.file))
             return
-        self.visited.add(key)
+        self.visited[id(routine)] = routine
         first, stood_reads = len(self.steps), self._stood_reads
         self._quiet += [name] if quiet else []
         try:
@@ -1493,7 +1493,7 @@ class _Flow(calls.Texts):
         unrun = []
         for routine in self.routines:
             name = self._routine_name(routine)
-            if name.lower() in self.visited:
+            if id(routine) in self.visited:
                 continue
             n_moves = len(self._motions_in(routine, _AXES))
             if n_moves:
@@ -1518,7 +1518,7 @@ class _Flow(calls.Texts):
                 and isinstance(call.children[1].children[0], Tree)
                 and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
             unrun = _Spans([] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(
-                "proc") if self._routine_name(r).lower() not in self._reach[0]])  # (the reach found once for the task)
+                "proc") if id(r) not in self._reach[0]])  # (the reach found once for the task)
             for token in (node.children[0] for node in module_tree.find_data("name")):
                 if token.start_pos not in size_only and not (str(token).lower() in consts
                                                              and token.start_pos in unrun):
@@ -1544,21 +1544,20 @@ class _Flow(calls.Texts):
         return passes.unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)
 
     @functools.cached_property
-    def _reach(self) -> tuple[dict[str, Tree], bool]:
-        """The routines a cycle may run, by name (lower case), and whether one holds a late-bound call; found once."""
-        named = {self._routine_name(r).lower(): r for r in self.routines}
-        reached: dict[str, Tree] = {}
-        seen, todo, late = set(), list(self.visited), False
+    def _reach(self) -> tuple[dict[int, Tree], bool]:
+        """The routines a cycle may run (those run and those they may call), by id, and whether one holds a late-bound
+        call; found once. A call is followed to the routine its caller's module sees (:class:`.rapid_scope.Scopes`)."""
+        reached: dict[int, Tree] = {}
+        todo, late = list(self.visited.values()), False
         while todo:
-            key = todo.pop()
-            if key in seen:
+            routine = todo.pop()
+            if id(routine) in reached:
                 continue
-            seen.add(key)
-            routine = named.get(key) or self.procs.get(key) or self.funcs.get(key) or self.traps.get(key)
-            if routine is not None:
-                reached[key] = routine
-                late = late or self.summary(routine).late
-                todo += self.summary(routine).calls
+            reached[id(routine)] = routine
+            late = late or self.summary(routine).late
+            seen = self.scopes.seen(self.routine_module(routine))
+            todo += [r for r in (next((seen[kind][key] for kind in ("proc", "func", "trap") if key in seen[kind]), None)
+                                 for key in self.summary(routine).calls) if r is not None]
         return reached, late
 
 
