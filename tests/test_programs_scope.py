@@ -120,6 +120,15 @@ def test_a_local_datum_read_by_its_modules_declarations_is_its_own(tmp_path):
 
 
 @pytest.mark.parametrize("split", [False, True])
+def test_a_declaration_reading_a_global_of_a_module_read_after_it_gets_its_value(tmp_path, split):
+    """The controller knows every module's data at once: A's ``y := Offs(x, 5, 0, 0)`` reads M's global ``x``, which
+    a later module of the file declares (in one file ``y`` had no value: the modules were read in order once)."""
+    a = _module("A", "  CONST robtarget y:=Offs(x, 5, 0, 0);\n", _proc("ra", _move("y")))
+    m = _module("M", _target("x", 500), _proc("main", "ra;", _move()))
+    assert _xs(_read(tmp_path, *([m, a] if split else [a, m]), split=split)) == [505, 500]
+
+
+@pytest.mark.parametrize("split", [False, True])
 def test_another_modules_local_datum_is_seen_nowhere_else(tmp_path, split):
     """M reads ``x``, which only B declares, ``LOCAL``: no reference the controller links; the read is refused
     naming B's declaration, never moved to B's target."""
