@@ -10,7 +10,9 @@ one of its own motion instructions. The reader took these instructions as motion
 program (``CONNECT (an interrupt) runs TRAP trap_stop, which holds ClearPath at line ..``), while a TRAP that moves
 nothing was already followed (what it assigns known only while running from the ``CONNECT`` on). A TRAP that moves
 the robot between them (``StorePath; MoveL pSafe, ...; RestoPath;``) still runs a motion at a time known only while
-running and stays refused; so do these instructions outside a TRAP, where they are followed as before.
+running and stays refused; so do these instructions outside a TRAP, where they are followed as before. A motion a
+``ClearPath`` cuts short stops anywhere and the program goes on: after such a TRAP is connected, ``CRobT()`` (where the
+robot stands, otherwise the target of the stop point before it) is known only while running.
 """
 
 from __future__ import annotations
@@ -79,3 +81,14 @@ def test_a_clearpath_the_program_runs_itself_is_still_not_followed(tmp_path):
                                                          "        ClearPath;\n        MoveL p20, v100, fine, tool0;\n")
     prog = read_main_module(tmp_path, text)
     assert any("ClearPath" in u.message for u in prog.unsupported), prog.unsupported
+
+
+def test_where_the_robot_stands_is_not_known_once_a_trap_may_clear_the_path(tmp_path):
+    text = _module("        StopMove;\n        ClearPath;\n        StartMove;").replace(
+        "        MoveL Offs(p20, 0, 0, 50), v100, z10, tool0;\n",
+        "        MoveL Offs(CRobT(), 0, 0, 50), v100, fine, tool0;\n")
+    prog = read_main_module(tmp_path, text)
+    assert len(prog.unsupported) == 1, prog.unsupported
+    message = prog.unsupported[0].message
+    assert "CRobT() at line 11 is where the robot stands, not known before running: TRAP trStop connected at line 8" \
+        in message, message

@@ -1172,6 +1172,9 @@ class _Flow(calls.Texts):
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
                                "only while running", statement)
         self.mark_all(found.assigns - found.local, trap, statement, local)
+        if self._motions_in(trap, frozenset(("clearpath",))):  # (the motion it cuts short stops anywhere, and the
+            # program goes on: _Motions.standing_value; ExitCycle restarts the cycle, RestoPath ends the stored motion)
+            self.path_cut = self.path_cut or f"TRAP {name} connected at {self._at(statement, self.file)}"
         self.visited.add(name.lower())
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))
