@@ -310,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     target(f"the same, preamble four times as deep ({urcap['lines_x4']:,} lines): time / the 2,000-line one",
            urcap["seconds_x4"] / urcap["seconds"], preamble.LINEAR_FACTOR,
            f"{urcap['seconds_x4'] / urcap['seconds']:.2f}", "linear in the file, not in the paths through its calls")
+    target(f"program of many calls, {2 * preamble.DISPATCH_BRANCHES:,} branches: CPU time / {preamble.DISPATCH_BRANCHES:,} "
+           "branches'", preamble.calls_ratio(urcap), preamble.DISPATCH_FACTOR, f"{preamble.calls_ratio(urcap):.2f}",
+           f"{urcap['cpu_s_calls_x2']:.2f} vs {urcap['cpu_s_calls']:.2f} s CPU: linear in the calls")
     target("first demo after the install step: CPU over the warm demo [s]",
            cold["demo, first"] - cold["demo, warm"], coldstart.DEMO_EXTRA_CPU_S,
            f"{cold['demo, first'] - cold['demo, warm']:.1f}",
