@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,10 +115,13 @@ def targets_path(R_targets: ArrayLike, p_targets: ArrayLike, speed_mm_s: float, 
     return CartesianPath(np.arange(s.size) / rate_hz, R, p)
 
 
-def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: float) -> tuple[FloatArray, FloatArray]:
+def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: float,
+                    step: Callable[[int], None] | None = None) -> tuple[FloatArray, FloatArray]:
     """Joint angles [rad] ``(N, n)`` of ``path`` on ``model`` and their speeds [rad/s] ``(N, n)``.
 
     Each sample is solved from the previous one's solution (the first from ``q_seed``): one branch throughout.
+    ``step(samples)``, if given, is called after each block of samples solved (a progress count: a path of a
+    million samples is minutes of inverse kinematics).
 
     Raises
     ------
@@ -141,6 +145,8 @@ def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: floa
                              f"{result.status[bad - start]!s}")
         q[start:stop] = result.q
         seed = result.q[-1]
+        if step is not None:
+            step(stop - start)
     if N > 1 and np.max(np.abs(np.diff(q, axis=0))) > 0.1:
         raise InputError("--path: the inverse kinematics changed configuration branch along the path")
     qd = np.gradient(q, 1.0 / rate_hz, axis=0)

@@ -1,0 +1,149 @@
+"""Hostile input, round 14: the servo commands' long work (helper hostile14's attacks, through the command line and
+the jobs): each class a test that failed before its fix, with several variants.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
+
+from thermocomp.errors import ConfigurationError
+
+# ----- servo excite / identify: the identification experiment's rate is bounded by UR's controllers' (125 Hz, 500 Hz
+# ----- e-Series), stated in --rate-hz's help and checked before any work, naming the option. At 1000 Hz, in range
+# ----- before, servo identify simulated 276,000 samples for over 5 minutes without a word.
+
+
+@pytest.mark.parametrize("action", ["excite", "identify"])
+@pytest.mark.parametrize("rate", ["500.5", "1000"])
+def test_an_experiment_rate_beyond_a_ur_controllers_is_refused_naming_the_option(case, capsys, action, rate):
+    refused(case, capsys, ["servo", action, "--out", "o.toml", "--rate-hz", rate], 64, "--rate-hz",
+            "from 1 to 500 Hz", f"got {rate}")
+
+
+@pytest.mark.parametrize("make", [
+    lambda rate: __import__("thermocomp.app.servo", fromlist=["x"]).ServoExciteJob("ur5", "o.script", rate_hz=rate),
+    lambda rate: __import__("thermocomp.app.servo", fromlist=["x"]).ServoIdentifyJob("ur5", "o.toml", rate_hz=rate),
+])
+def test_an_experiment_job_beyond_the_bound_is_refused_naming_the_option(make):
+    from thermocomp.app.servo import RATE_HZ_RANGE
+
+    with pytest.raises(ConfigurationError, match=r"--rate-hz: expected a finite number from 1 to 500 Hz, got 1000"):
+        make(1000.0)
+    assert make(RATE_HZ_RANGE[1]).rate_hz == 500.0
+
+
+@pytest.mark.parametrize("action", ["excite", "identify"])
+def test_the_experiment_rate_bound_is_stated_in_the_help_as_checked(capsys, action):
+    from thermocomp.app.servo import RATE_HZ_RANGE
+    from thermocomp.cli.option_ranges import RANGES
+
+    code, out, _ = run_cli(capsys, ["servo", action, "--help"])
+    assert code == 0
+    help_text = " ".join(out.split())
+    assert f"--rate-hz RATE_HZ servo rate [Hz], 1 to {RATE_HZ_RANGE[1]:g}:" in help_text
+    assert (RANGES[f"servo {action} --rate-hz"].low, RANGES[f"servo {action} --rate-hz"].high) == RATE_HZ_RANGE
+
+
+# ----- servo identify and servo track: progress moves during each long phase. identify had no progress at all (the
+# ----- simulation of the experiment, then the identification of 6 joints x 9 orders); track's bar counted the
+# ----- servo samples only, and a path of 10,000 targets spent 55 s in the inverse kinematics of its 250,000 samples
+# ----- before its first tick.
+
+
+class Recorder:
+    """A progress callback that knows phases: every (phase, done, total) it heard."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int | None, int | None]] = []
+        self.name = "(none)"
+
+    def phase(self, name, total, unit=None):
+        self.name = name
+        self.events.append((name, None, total))
+
+    def __call__(self, done, total):
+        self.events.append((self.name, done, total))
+
+    def counts(self, name: str) -> list[tuple[int, int]]:
+        return [(d, t) for n, d, t in self.events if n == name and d is not None]
+
+    def phases(self) -> list[str]:
+        return [n for n, d, _ in self.events if d is None]
+
+
+def _moves_to_its_total(counts: list[tuple[int, int]], total: int, ticks: int) -> None:
+    """Counts that rise from the first step to ``total`` in at least ``ticks`` steps, every one of the same total."""
+    assert len(counts) >= ticks
+    assert {t for _, t in counts} == {total}
+    done = [d for d, _ in counts]
+    assert done == sorted(done) and (done[0] < total or len(done) == 1) and done[-1] == total
+
+
+def test_servo_identify_progress_moves_while_it_simulates_then_while_it_identifies(case):
+    from thermocomp.app.servo import ServoIdentifyJob, run_identify
+    from thermocomp.printing.identification import IdentificationOptions, layout
+
+    rate = 7.0  # (the lowest rate the multi-sine takes: 1,932 samples, seconds of simulation)
+    recorder = Recorder()
+    result = run_identify(ServoIdentifyJob("ur5", case / "o.toml", rate_hz=rate), progress=recorder)
+    options = IdentificationOptions()
+    assert recorder.phases() == ["simulating the experiment", "identifying"]
+    _moves_to_its_total(recorder.counts("simulating the experiment"), 6 * layout(options, rate).length, 1000)
+    _moves_to_its_total(recorder.counts("identifying"), 6 * len(options.orders), 6 * len(options.orders))
+    assert result.written == (case / "o.toml",)
+
+
+def test_servo_identify_draws_each_phase_on_the_command_line(case, capsys):
+    code, out, err = run_cli(capsys, ["servo", "identify", "--out", "o.toml", "--rate-hz", "7", "--progress"])
+    assert code == 0, err
+    lines = err.replace("\r", "\n").splitlines()
+    assert any(line.startswith("simulating the experiment [####") and " 1,932/1,932 samples" in line for line in lines)
+    assert any(line.startswith("identifying [####") and " 54/54 models" in line for line in lines)
+
+
+def _track_recorded(case, monkeypatch, path: str, deformation: bool):
+    """Run servo track (its simulation replaced by steps of the samples) with a :class:`Recorder`; the recorder,
+    a plain ``(done, total)`` callback's counts, and the samples of each row's path."""
+    import numpy as np
+    from test_bad_input_hostile13 import _models
+
+    from thermocomp.app import servo
+    from thermocomp.printing import tracking
+
+    samples = []
+
+    def simulated(open_sim, controller, models, q_ref, qd_ref, runs, error_of, mpc, pid, step):
+        samples.append(q_ref.shape[0])
+        for _ in range(runs * q_ref.shape[0]):
+            step()
+        return tracking.TrackingResult(np.zeros((runs, q_ref.shape[0], 2)))
+
+    _models(case)
+    (case / "p.csv").write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\n"
+                                + "".join(f"P{k},{400 + 20 * (k % 2)},-100,300,180,0,0\n" for k in range(40)))
+    monkeypatch.setattr(tracking, "track", simulated)
+    job = servo.ServoTrackJob("ur5", case / "m.toml", (path,), (40.0,), case / "o.csv",
+                              controllers=("none", "pid"), runs=2,
+                              deformation=case / "d.csv" if deformation else None)
+    recorder, plain = Recorder(), []
+    servo.run_track(job, progress=recorder)
+    (case / "o.csv").unlink()
+    samples.clear()
+    servo.run_track(job, progress=lambda done, total: plain.append((done, total)))
+    return recorder, plain, samples
+
+
+@pytest.mark.parametrize(("path", "deformation"), [("line:x", False), ("p.csv", False), ("line:y", True)])
+def test_servo_track_progress_moves_while_it_builds_the_references_then_while_it_tracks(case, monkeypatch, path,
+                                                                                         deformation):
+    recorder, plain, samples = _track_recorded(case, monkeypatch, path, deformation)
+    references = 2 if deformation else 1
+    assert samples == [samples[0]] * (2 * references)  # (two controllers of each reference)
+    n = samples[0]
+    assert recorder.phases() == ["reading", "paths", "joint references", "tracking"]
+    _moves_to_its_total(recorder.counts("paths"), 1, 1)
+    _moves_to_its_total(recorder.counts("joint references"), n * references, n * references // 64)
+    tracked = n * references * 2 * 2  # references x controllers x runs
+    _moves_to_its_total(recorder.counts("tracking"), tracked, tracked)
+    assert plain == recorder.counts("tracking")  # a plain (done, total) callback: the servo samples only, as before
