@@ -147,3 +147,52 @@ def test_servo_track_progress_moves_while_it_builds_the_references_then_while_it
     tracked = n * references * 2 * 2  # references x controllers x runs
     _moves_to_its_total(recorder.counts("tracking"), tracked, tracked)
     assert plain == recorder.counts("tracking")  # a plain (done, total) callback: the servo samples only, as before
+
+
+# ----- coppeliasim: a scene robot from a stranger is read in round trips linear in its tree, and its joints are
+# ----- bounded (naming --robot-path). Each joint's walk up to the base asked the server for every ancestor's parent
+# ----- again: a chain of 300 joints took 45 s, one of 3,000 hours, without a word.
+
+
+def _deeper(extra: int, wide: bool = False):
+    """A fake IRB140 scene with ``extra`` revolute joints hung below its sixth, each under a link shape (``wide``: all
+    side by side under the sixth's link); its server and its number of objects."""
+    import numpy as np
+    from coppeliasim_fake import FakeCoppeliaSim, build_irb140_scene
+    from coppeliasim_fake.irb140 import JOINT_REVOLUTE, OBJECT_JOINT, OBJECT_SHAPE
+
+    scene = build_irb140_scene()
+    parent = max(h for h, o in scene.objects.items() if o.kind == OBJECT_SHAPE)
+    for k in range(extra):
+        joint = scene.add("joint", OBJECT_JOINT, parent, T_world=(np.array([0.5, 0.0, 0.8 + 0.01 * k]), np.eye(3)),
+                          joint_type=JOINT_REVOLUTE, interval=(-1.0, 2.0))
+        link = scene.add("link", OBJECT_SHAPE, joint, T_world=(np.array([0.5, 0.0, 0.805 + 0.01 * k]), np.eye(3)))
+        parent = parent if wide else link
+    return FakeCoppeliaSim(scene, lifetime_s=60.0).start(), len(scene.objects)
+
+
+@pytest.mark.parametrize(("extra", "wide"), [(95, False), (3000, True)])
+def test_a_scene_robot_beyond_the_joint_bound_is_refused_naming_the_option(case, capsys, extra, wide):
+    from thermocomp.simulators.coppeliasim.scene import MAX_SCENE_JOINTS
+
+    server, _ = _deeper(extra, wide)
+    try:
+        refused(case, capsys, ["coppeliasim", "read-robot", "--port", server.port, "--timeout-s", "5", "--out", "r.csv"],
+                1, "'/IRB140' (--robot-path)", f"expected at most {MAX_SCENE_JOINTS} joints under a robot's base",
+                f"got {6 + extra:,}")
+        assert server.calls.count("sim.getObjectParent") == 0  # (refused before any walk)
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("extra", [0, 10, 20])
+def test_a_scene_robot_is_read_in_round_trips_linear_in_its_tree(case, capsys, extra):
+    server, objects = _deeper(extra)
+    try:
+        code, out, err = run_cli(capsys, ["coppeliasim", "read-robot", "--port", server.port, "--timeout-s", "5",
+                                          "--out", "r.csv"])
+        assert code == 0, err
+        assert len((case / "r.csv").read_text().splitlines()) >= 6 + extra
+        assert server.calls.count("sim.getObjectParent") <= objects  # each object's parent asked once at most
+    finally:
+        server.stop()
