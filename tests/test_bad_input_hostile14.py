@@ -196,3 +196,45 @@ def test_a_scene_robot_is_read_in_round_trips_linear_in_its_tree(case, capsys, e
         assert server.calls.count("sim.getObjectParent") <= objects  # each object's parent asked once at most
     finally:
         server.stop()
+
+
+# ----- servo track: a targets path the robot cannot follow is refused at the line of the target the failing sample
+# ----- moves toward (the message named no file, no line, and the inverse kinematics' status as a bare number: "--path:
+# ----- the robot cannot reach the path at 3.152 s (sample 394): 3")
+
+_HEAD = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\n"
+
+
+@pytest.mark.parametrize(("rows", "speed", "line", "words"), [
+    (["P1,400,-100,300,180,0,0", "P2,420,-100,300,180,0,0", "P3,4000,-100,300,180,0,0"], "100", 4,
+     "cannot reach the path at"),
+    (["P1,400,-100,300,180,0,0", "P2,4000,-100,300,180,0,0", "P3,420,-100,300,180,0,0"], "100", 3,
+     "cannot reach the path at"),
+    (["P1,400,-100,300,180,0,0", "P2,150,-150,300,180,0,0", "P3,150,150,300,180,0,0"], "1000", 4,
+     "joint 1 would turn at"),
+])
+def test_a_targets_path_the_robot_cannot_follow_is_refused_at_its_targets_line(case, capsys, rows, speed, line, words):
+    from test_bad_input_hostile13 import _models
+
+    _models(case)
+    (case / "p.csv").write_text(_HEAD + "\n".join(rows) + "\n")
+    err = refused(case, capsys, ["servo", "track", "--models", "m.toml", "--path", "line:x", "p.csv", "--speed-mm-s",
+                                 speed, "--out", "o.csv", "--no-progress"], 1, f"p.csv, line {line}: --path: ", words)
+    if "reach" in words:
+        assert err.rstrip().endswith("): unreachable")
+
+
+def test_each_sample_of_a_targets_path_names_the_line_of_the_target_it_moves_toward():
+    import numpy as np
+
+    from thermocomp.printing.paths import targets_path
+
+    p = np.array([[0.4, 0.0, 0.3], [0.5, 0.0, 0.3], [0.5, 0.2, 0.3], [0.5, 0.2, 0.35]])
+    path = targets_path(np.tile(np.eye(3), (4, 1, 1)), p, 100.0, 125.0, "p.csv", [2, 5, 9, 12])
+    x, y, z = path.p_world_tcp.T
+    expected = np.where(x < 0.5 - 1e-12, 5, np.where(y < 0.2 - 1e-12, 9, np.where(z > 0.3 + 1e-12, 12, 9)))
+    expected[0] = 2  # (at rest on the first target)
+    moving = (x > 0.4) & (z < 0.35 - 1e-12)
+    assert path.source == "p.csv"
+    np.testing.assert_array_equal(path.lines[moving], expected[moving])
+    assert path.where(0) == {"path": "p.csv", "row": 2} and path.where(path.t.size - 1) == {"path": "p.csv", "row": 12}
