@@ -229,6 +229,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
         self.stand_from = 0  # the first step a motion where the robot stands may be (_Motions.standing_value)
+        self.path_cut: str | None = None  # a TRAP connected that may cut a motion short (ClearPath): where it came
         self.stood: dict[int, tuple[_Data, Tree]] = {}  # id of a datum computed from where the robot stands: it, where
         self._stood_reads = 0  # reads of where the robot stands so far (and of data computed from it)
         self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment reading it where it is not known: why

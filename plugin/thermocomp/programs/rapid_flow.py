@@ -64,7 +64,9 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 
 #: Instructions that move the robot or change how it moves; ``_AXES`` but those that move no axis themselves.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
-_AXES = _MOVING - frozenset(("exitcycle", "clearpath", "storepath", "restopath"))
+#: Those that stop, clear, keep or resume the motions the program holds, or restart its cycle, adding none of their own.
+_PATH_STOPS = frozenset(("exitcycle", "clearpath", "storepath", "restopath"))
+_AXES = _MOVING - _PATH_STOPS
 _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows (any other name no module declares is found nowhere).
@@ -124,6 +126,7 @@ class Summary:
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
         routine = node.data in ("proc", "func", "trap")
         self._flow, self._calling, self._file = flow, calling, flow.routine_file(node)
+        self._trap = node.data == "trap"  # (its path stops and ExitCycle move nothing: call)
         params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
         self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
                                                                 if routine else ())
@@ -255,7 +258,9 @@ class Summary:
         if key == "callbyvar" and routine is None:  # (a late-bound call: _Flow.by_var)
             self.late_call(Tree("late_call", [], sub.meta))
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
-            if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
+            # (a routine of 10,000 motions: each named only while none is; a TRAP's StopMove, ClearPath, StartMove or
+            # ExitCycle cuts short or restarts the motions the program holds and adds no point: it moves nothing)
+            if self.motion is None and not (self._trap and key in _PATH_STOPS):
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
         elif key in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
@@ -1167,6 +1172,9 @@ class _Flow(calls.Texts):
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
                                "only while running", statement)
         self.mark_all(found.assigns - found.local, trap, statement, local)
+        if self._motions_in(trap, frozenset(("clearpath",))):  # (the motion it cuts short stops anywhere, and the
+            # program goes on: _Motions.standing_value; ExitCycle restarts the cycle, RestoPath ends the stored motion)
+            self.path_cut = self.path_cut or f"TRAP {name} connected at {self._at(statement, self.file)}"
         self.visited.add(name.lower())
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))

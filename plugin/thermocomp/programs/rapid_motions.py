@@ -537,7 +537,9 @@ class _Motions:
                                "motion of the program to a known target)", node)
         motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[self.stand_from:])
                        if isinstance(step, MotionRun)), None)
-        if self.unsupported:  # (a motion left as written, or a construct not followed, may have moved the robot since)
+        if self.path_cut is not None:  # (ClearPath: the motion before it may have been cut short anywhere)
+            why = f"{self.path_cut} may cut the motions short at any time (ClearPath): where the robot stands is not known"
+        elif self.unsupported:  # (a motion left as written, or a construct not followed, may have moved the robot since)
             at = self.unsupported[0]
             why = f"a construct before it is not followed (line {at.line}): where the robot stands is not known"
         elif motion is None:
