@@ -24,7 +24,8 @@ Sections
        ratios as measured / baseline of this run), else MISSED. The shapes' and toolpaths'
        baseline, the grid, is measured right before each sample in the same process (shapes.grid_compute_us).
     4b. A batch of programs (bench/batch.py): cost per program at 50 and 200 programs (--quick: 25 and
-       100), linear when within 1.5 of each other (issue 38).
+       100), linear when within 1.5 of each other (issue 38). RAPID motions to ``Offs`` of a named target read
+       against inline ones, per statement (bench/rapid_expressions.py; issue 35, no cliff).
 
 ``--quick`` (about a minute) repeats less and stops the toolpath at 100,000
 poses (so the 1,000,000-pose targets are not judged). The machine is shared: timings are medians of repeats, and the ratio
@@ -55,6 +56,7 @@ import numpy as np
 import preamble
 import programs
 import pybullet_ik
+import rapid_expressions
 import shapes
 import startup
 import transient
@@ -247,6 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     for r in interleaved:
         print(programs.interleaved_line(r))
 
+    print("\na RAPID module of motions to Offs of a named target against the same path inline, read warm (issue 35, "
+          "no cliff; bench/rapid_expressions.py):")
+    offs = rapid_expressions.measure(rapid_expressions.MOTIONS_QUICK if args.quick else rapid_expressions.MOTIONS,
+                                     1 if args.quick else 3)
+    print(rapid_expressions.line(offs))
+
     print("\na PolyScope export with a URCap's preamble (issue 35), read warm (bench/preamble.py):")
     urcap = preamble.run(3 if args.quick else 7)
     for line in preamble.report_lines(urcap):
@@ -293,11 +301,18 @@ def main(argv: list[str] | None = None) -> int:
         target(f"{name} module of {r['n']:,} motions each between output statements, read: time / its parts read apart",
                r["ratio"], programs.INTERLEAVED_FACTOR, f"{r['ratio']:.2f}",
                f"{r['mixed']:.2f} s CPU vs {r['motions']:.2f} + {r['others']:.2f} s, median of {r['repeats']}")
+    target(f"RAPID module of {offs['n']:,} motions to Offs(p10, ...), read: cost a statement / inline motions'",
+           offs["ratio"], rapid_expressions.OFFS_FACTOR, f"{offs['ratio']:.2f}",
+           f"{1e6 * offs['offs'] / offs['n']:.0f} vs {1e6 * offs['plain'] / offs['n']:.0f} us a statement, median of "
+           f"{offs['repeats']}")
     target(f"URCap-preamble export, {urcap['lines']:,} lines, read warm [s]", urcap["seconds"], preamble.READ_S,
            f"{urcap['seconds']:.3f}", "median in one process; the parse is some four fifths of it")
     target(f"the same, preamble four times as deep ({urcap['lines_x4']:,} lines): time / the 2,000-line one",
            urcap["seconds_x4"] / urcap["seconds"], preamble.LINEAR_FACTOR,
            f"{urcap['seconds_x4'] / urcap['seconds']:.2f}", "linear in the file, not in the paths through its calls")
+    target(f"program of many calls, {2 * preamble.DISPATCH_BRANCHES:,} branches: CPU time / {preamble.DISPATCH_BRANCHES:,} "
+           "branches'", preamble.calls_ratio(urcap), preamble.DISPATCH_FACTOR, f"{preamble.calls_ratio(urcap):.2f}",
+           f"{urcap['cpu_s_calls_x2']:.2f} vs {urcap['cpu_s_calls']:.2f} s CPU: linear in the calls")
     target("first demo after the install step: CPU over the warm demo [s]",
            cold["demo, first"] - cold["demo, warm"], coldstart.DEMO_EXTRA_CPU_S,
            f"{cold['demo, first'] - cold['demo, warm']:.1f}",

@@ -71,7 +71,7 @@ LINE = ("line:x",)
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: ServoExciteJob("ur5", MISSING, rate_hz=0.5), "--rate-hz: expected a finite number from 1 to 1000 Hz, "
+    (lambda: ServoExciteJob("ur5", MISSING, rate_hz=0.5), "--rate-hz: expected a finite number from 1 to 500 Hz, "
                                                           "got 0.5"),
     (lambda: ServoExciteJob("ur5", MISSING, start_deg=(0, -90, float("nan"), 0, 0, 0)),
      "--start-deg: expected a finite number from -3600 to 3600 deg, got nan"),

@@ -86,6 +86,7 @@ _GATHERINGS = [
     ("held-out-27", 21, 10, ("urscript", 21), None, ()),
     ("held-out-28", 22, 10, None, None, ()),
     ("held-out-29", 20, 11, ("rapid", 20), None, ()),
+    ("held-out-30", 33, 7, ("urscript", 33), None, ()),
 ]
 
 

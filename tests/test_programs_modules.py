@@ -14,6 +14,7 @@ byte for byte and writes no module; findings name the module file and line they 
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from helpers import run_program
 from program_builders import random_configurations, robtarget_text
@@ -209,9 +210,10 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
         p = np.array([[0.5, 0.1, 0.4], [0.5, 0.1, 0.4 + step_m]])
         values = [None] * len(run.text)
         values[shared[0]], values[shared[1]] = "[first]", "[second]"
-        share_texts(prog, values, np.isin(np.arange(len(run.text)), pw),
-                    lambda at, p=p: (R[np.searchsorted(pw, at)], p[np.searchsorted(pw, at)]))
-        assert values[shared[1]] == ("[first]" if alike else "[second]")
+        got = share_texts(prog, pa.array(values, pa.string()), np.isin(np.arange(len(run.text)), pw),
+                          lambda at, p=p: (R[np.searchsorted(pw, at)], p[np.searchsorted(pw, at)])).to_pylist()
+        values[shared[1]] = "[first]" if alike else "[second]"
+        assert got == values
 
 
 def test_a_per_pass_table_in_another_module_is_written_there(tmp_path, rng):

@@ -224,6 +224,12 @@ CORNERS = [  # the first four: runs the fast path reads itself
     ["MoveL {t}, {t}, v100, z1, tGun;", "MoveC {t}, {t}, v100, z1, tGun;", "MoveC p0, p0, v100, z1, tGun;"],
     ["MoveL {t}\n,\n v100, z1, tGun;", "MoveAbsJ [[1,2,3,4,5,6],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"],
     ["MoveL [[5.e2,0,+6E+2],[1.,0,0,.0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"],
+    ["MoveL Offs(p0, 0, 0, 5), v100, z1, tGun;", "MoveL OFFS ( P0 ,-1,+2.5 , 3E1 ), v100, z1, tGun;",  # Offs, RelTool
+     "MoveL RelTool(p0, 10, 0, -.5), v100, z1, tGun\\WObj:=wTable;", "MoveC Offs(p0,1,2,3), RelTool(p0,3,2,1), v100, z1, tGun;"],
+    ["MoveL Offs(p0, 0, 0, 5e39), v100, z1, tGun;"], ["MoveL Offs(pNowhere, 0, 0, 5), v100, z1, tGun;"],  # refused
+    ["MoveL Offs(jHome, 0, 0, 5), v100, z1, tGun;"], ["MoveAbsJ Offs(p0, 0, 0, 5), v100, z1, tGun;"],  # not robtargets
+    ["MoveL Offs(p0, 0, 0, 5), v100, z1, tGun;", "MoveL Offs(p0, 0, 0, -1e999), v100, z1, tGun;"],  # a number past num
+    ["MoveL RelTool(p0, 0, 0, 5\\Rz:=90), v100, z1, tGun;", "MoveL Offs(p0, 0, 0, n), v100, z1, tGun;"],  # expressions
     ["MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]  , v100, z1, tGun;",
      "MoveL [ [ 500 , 0 , 600 ] , [1,0,0,0],[0,0,0,0],[ 9E9,9E9,9E9,9E9,9E9,9E9 ]\t], v100, z1, tGun;"],
 ]
@@ -232,11 +238,12 @@ CORNERS = [  # the first four: runs the fast path reads itself
 @pytest.mark.parametrize("statements", CORNERS)
 def test_the_corners_of_a_run_read_as_the_general_rules_read_them(statements):
     """Cases, spaces, comments and shapes at the edges of what a run's statement is (rapid.MOVES_PATTERN)."""
-    decl = f"  CONST robtarget p0:={_T};\n"
+    decl = (f"  CONST robtarget p0:={_T};\n  CONST jointtarget jHome:=[[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+            "  VAR num n := 2;\n")
     body = "\n".join("    " + s.format(t=_T) for s in statements)
     text = HEAD + decl + "  PROC main()\n    MoveL p0, v100, z1, tGun;\n" + body + "\n  ENDPROC\nENDMODULE\n"
     assert_same_program(text)
-    if statements in CORNERS[:4]:
+    if statements in CORNERS[:4] or statements == CORNERS[12]:
         _no_fallback(text)
 
 
@@ -394,8 +401,15 @@ def _statement(draw, values, joints) -> str:
         return draw(_SPACE) + c + draw(_SPACE)
 
     def point(k: int) -> str:
-        if draw(st.booleans()):
+        form = draw(st.sampled_from(["named", "inline", "through"]))
+        if form == "named":
             return draw(st.sampled_from(["p0", "p1"]))
+        if form == "through":  # (Offs, RelTool of a named target and numbers: moved along the frame's or tool's axes)
+            function = "".join(c.upper() if draw(st.booleans()) else c.lower()
+                               for c in draw(st.sampled_from(["Offs", "RelTool"])))
+            shift = [draw(_number(draw(st.floats(-500, 500)))) for _ in range(3)]
+            return (function + draw(_SPACE) + "(" + draw(_SPACE) + draw(st.sampled_from(["p0", "p1", "P1"]))
+                    + sep(",") + sep(",").join(shift) + draw(_SPACE) + ")")
         groups = [values[k][:3], values[k][3:7], [0, 0, 0, 0], [9e9] * 6]
         return "[" + sep(",").join("[" + sep(",").join(draw(_number(v)) for v in g) + "]" for g in groups) + "]"
 
@@ -428,8 +442,9 @@ _JOINTS = "[[10,-20,30,5,45,-5],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 @given(st.lists(st.tuples(_statement(_VALUES, _JOINTS), _GAPS), min_size=1, max_size=12))
 def test_generated_statements_read_by_the_bulk_lane_as_the_grammar_reads_them(statements):
     """Property: any statement of the plain motion shape (drawn: letter case, spacing and line breaks, number forms,
-    named or inline points, a work object), in runs separated by comments and line breaks, is read by the bulk lane
-    (one MOVES token, read as columns) exactly as the grammar's general rules read it one statement at a time."""
+    named or inline points or Offs/RelTool of a named one, a work object), in runs separated by comments and line
+    breaks, is read by the bulk lane (one MOVES token, read as columns) exactly as the grammar's general rules read it
+    one statement at a time."""
     decl = (f"  CONST robtarget p0:={robtarget_text(np.eye(4), [0, 0, 0, 0])};\n  CONST robtarget p1:="
             "[[600,50,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
             f"  CONST jointtarget jHome:={_JOINTS};\n")
@@ -472,6 +487,30 @@ def test_a_run_read_again_parses_the_statements_the_columns_do_not_take_once(mon
     assert len(parsed) == 1 and text[slice(*parsed[0])] == "MoveL pNowhere, v100, z1, tGun;"
     assert len(prog.run) == 25 and len(prog.unsupported) == 1  # (a finding once a text)
     assert_same_program(text)
+
+def test_offs_and_reltool_of_named_targets_are_read_from_one_parse_a_target_and_place(monkeypatch):
+    """A run's ``Offs``/``RelTool`` of a named target and numbers (a CAM program's approach and path points) is read
+    by the general rules once per function, target, shape and place (a statement parsed, its point read by
+    ``point``), every other one by the same function of its own numbers: some ten times a plain motion's cost, not
+    fifty (a parse a statement); the program is the general rules' own."""
+    from thermocomp.programs import grammars
+
+    decl = f"  CONST robtarget p0:={_T};\n  CONST robtarget p1:={_T.replace('500', '450')};\n"
+    body = "".join(f"    MoveL Offs(p0, {i}, {-2 * i}, 0.5), v100, z1, tGun;\n"
+                   f"    MoveL RelTool(p1, 0, 0, {-i / 4}), v100, z1, tGun;\n"
+                   f"    MoveC Offs(p0, {i}, 0, 0), Offs(p0, 0, {i}, 0), v100, z1, tGun;\n" for i in range(100))
+    text = HEAD + decl + "  PROC main()\n" + body + "  ENDPROC\nENDMODULE\n"
+    parsed = []
+    parse_at = grammars.parse_at
+    monkeypatch.setattr(grammars, "parse_at", lambda *args: parsed.append(args[2:4]) or parse_at(*args))
+    prog = rapid_program_from_text(text)
+    assert len(parsed) == 3  # (Offs of p0 a MoveL's point, RelTool of p1, the MoveC's: one parse, both its points)
+    assert len(prog.run) == 300 and not prog.unsupported
+    np.testing.assert_allclose(prog.motions[297].points[0].T_world_tcp[:3, 3], [0.599, -0.198, 0.6005])  # p0 + (99,
+    np.testing.assert_allclose(prog.motions[298].points[0].T_world_tcp[:3, 3], [0.45, 0.0, 0.57525])  # -198, .5) mm
+    assert_same_program(text)
+    _no_fallback(text)
+
 
 def _bytes_held(prog) -> int:
     """What the program's model holds: each buffer of its steps' and columns' arrays once (a view's its base's), each

@@ -5,7 +5,9 @@ syntax (Universal Robots, "The URScript Programming Language")."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
 from thermocomp.programs.urscript import urscript_program_from_text
 
@@ -236,3 +238,73 @@ def test_an_element_assigned_at_an_index_that_is_not_a_number_leaves_the_list_un
         prog = urscript_program_from_text(text, "nan.script")
         assert [f.line for f in prog.unsupported] == [4], statement
         assert ("the value of q" if statement.startswith("q") else "the value of x") in prog.unsupported[0].message
+
+
+# ----- a call done again from memory does what walking its body would (URScript manual, "Functions": arguments are
+# passed by value; a function reads and assigns globals as its statements say)
+
+_MOVE = "  movel(p[{x}, 0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25)\n"
+
+
+def test_a_function_whose_effect_on_a_global_depends_on_its_arguments_gives_each_call_its_own():
+    """``set_x(v)`` assigns the global ``g`` from its argument and moves nothing: called with 0.4, 0.5, then 0.4
+    again (the first call's state met again), each motion after it goes to the ``g`` that call gave."""
+    text = ("g = 0.3\n"
+            "def set_x(v):\n  global g = v\nend\n"
+            "def main():\n"
+            + "".join(f"  set_x({v})\n" + _MOVE.format(x="g") for v in (0.4, 0.5, 0.4, 0.5))
+            + "end\n")
+    prog = urscript_program_from_text(text, "args.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose([p.T_world_tcp[0, 3] for p in prog.points], [0.4, 0.5, 0.4, 0.5], atol=1e-12)
+
+
+def test_a_function_called_before_and_after_a_global_it_reads_changes_moves_where_the_global_says():
+    """``go()`` moves to the global ``W``: called twice, then after ``W = 0.5`` twice, then after ``W = 0.2`` again
+    (the state of its first calls met again): its motions go to 0.2, 0.2, 0.5, 0.5, 0.2."""
+    text = ("W = 0.2\n"
+            "def go():\n" + _MOVE.format(x="W") + "end\n"
+            "def main():\n  go()\n  go()\n  W = 0.5\n  go()\n  go()\n  W = 0.2\n  go()\nend\n")
+    prog = urscript_program_from_text(text, "before_after.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose([p.T_world_tcp[0, 3] for p in prog.points], [0.2, 0.2, 0.5, 0.5, 0.2], atol=1e-12)
+
+
+def test_a_recursive_function_is_refused_at_each_call_not_only_the_first():
+    """``f(n)`` moves, then calls itself: how deep it goes is known only while running, so its recursive call is
+    refused where it stands; a second call of ``f`` from the same state is refused alike, and moves alike."""
+    text = ("def f(n):\n" + _MOVE.format(x="0.4") + "  if n > 0:\n    f(n - 1)\n  end\nend\n"
+            "def main():\n  f(2)\n  f(2)\nend\n")
+    prog = urscript_program_from_text(text, "recursion.script")
+    assert [f.line for f in prog.unsupported] == [4]
+    assert "recursive call of f" in prog.unsupported[0].message
+    assert [m.statement.line for m in prog.motions] == [2, 2]
+
+
+def test_a_function_reading_where_the_robot_stands_reads_the_motion_before_each_call():
+    """``here()`` returns ``get_actual_tcp_pose()``: after a motion to A it is A, after a motion to B it is B (the
+    memory of a call keys where the robot stands by the motion it stands after), so each relative motion after it
+    goes 5 cm above the target before it."""
+    text = ("def prog():\n"
+            "  def here():\n    return get_actual_tcp_pose()\n  end\n"
+            + "".join(_MOVE.format(x=x) + "  h = here()\n"
+                      "  movel(pose_trans(h, p[0, 0, 0.05, 0, 0, 0]), a=1.2, v=0.25)\n" for x in (0.4, 0.5, 0.4))
+            + "end\n")
+    prog = urscript_program_from_text(text, "stands.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose([p.T_world_tcp[:3, 3] for p in prog.points],
+                               [[0.4, 0.1, 0.3], [0.4, 0.1, 0.25], [0.5, 0.1, 0.3], [0.5, 0.1, 0.25], [0.4, 0.1, 0.3],
+                                [0.4, 0.1, 0.25]], atol=1e-3)  # (3.14 is not pi: 0.08 mm off in x)
+
+
+def test_where_the_robot_stands_read_through_a_call_made_again_still_may_not_decide_a_condition():
+    """``here()`` called three times after one motion, then in a condition: the fourth call reads the pose the robot
+    stands at as the first did (not done again from memory without it), so the script is refused naming it, as a
+    single call in the condition is (the compensated script would stand elsewhere and may decide otherwise)."""
+    text = ("def prog():\n"
+            "  def here():\n    return get_actual_tcp_pose()\n  end\n"
+            + _MOVE.format(x="0.4") + "  x = here()\n  y = here()\n  z = here()\n"
+            "  if here()[2] > 0.2:\n" + _MOVE.format(x="0.5") + "  end\nend\n")
+    with pytest.raises(InputError, match=r"line 3: get_actual_tcp_pose\(\) \(the pose the robot stands at after the "
+                                         r"movel at line 5\) decides a condition"):
+        urscript_program_from_text(text, "decides.script")

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.compensation.compensate import ProgressCallback
+from thermocomp.compensation.compensate import ProgressCallback, announce_phase
 from thermocomp.deformation.timelaw import TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
@@ -40,8 +40,11 @@ STANDOFF = 1e-3
 RESULT_COLUMNS = ("controller", "speed_mm_s", "path", "erms_um", "sigma_um", "runs", "reference")
 
 
-#: The servo rates the jobs take [Hz] (those of :class:`~thermocomp.printing.servo_sim.ServoOptions`).
-RATE_HZ_RANGE = (1.0, 1000.0)
+#: The rates of the identification experiment ``servo excite`` writes and ``servo identify`` runs [Hz]: UR's controllers
+#: run at 125 Hz (CB-series) or 500 Hz (e-Series). The experiment is 46 s of each joint, simulated sample by sample
+#: (some 1 ms of CPU each): 34,500 samples of a UR5 at 125 Hz, 138,000 at 500 Hz; 1000 Hz (the simulated servo's
+#: limit, :class:`~thermocomp.printing.servo_sim.ServoOptions`) ran over 5 minutes without a word.
+RATE_HZ_RANGE = (1.0, 500.0)
 #: The fastest print speed ``servo track`` takes [mm/s], and the most runs of each row.
 MAX_SPEED_MM_S = 1000.0
 MAX_RUNS = 1000
@@ -70,6 +73,23 @@ def _check_seed(seed: object) -> None:
     """A :class:`ConfigurationError` naming ``--seed`` unless ``seed`` can seed :func:`numpy.random.default_rng`."""
     if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed < 2**63):
         raise ConfigurationError(f"--seed: expected a whole number from 0 to 2**63 - 1, got {seed!r}")
+
+
+def _phase(progress: ProgressCallback | None, name: str, total: int, unit: str, counted: bool = True):
+    """Announce phase ``name`` of ``total`` ``unit`` to ``progress`` and return ``step(n=1)``, which counts ``n`` more
+    into ``progress(done, total)``. A phase not ``counted`` reaches only a callback that knows phases (a
+    :class:`~thermocomp.cli.progress.ProgressBar`): a plain ``(done, total)`` function sees the counted phase only."""
+    announce_phase(progress, name, total, unit)
+    target = progress if counted or getattr(progress, "phase", None) is not None else None
+    done = 0
+
+    def step(n: int = 1) -> None:
+        nonlocal done
+        done += n
+        if target is not None:
+            target(done, total)
+
+    return step
 
 
 #: The robots ``servo`` runs: built-in UR robots, commanded by ``speedj`` (their inertials drive the simulated servo).
@@ -263,12 +283,14 @@ class ServoIdentifyJob:
             raise ConfigurationError(f"--rate-hz {self.rate_hz:g} differs from the servo's rate {self.servo.rate_hz:g} Hz")
 
 
-def run_identify(spec: ServoIdentifyJob) -> IdentifyResult:
+def run_identify(spec: ServoIdentifyJob, progress: ProgressCallback | None = None) -> IdentifyResult:
     """Identify every joint's servo of ``spec.robot`` (simulated, or from an RTDE ``spec.recording``); write the
     models TOML.
 
     Models are written even when a chosen model's VAF is below :data:`MIN_VAF_PCT` (``result.failed``: the
-    command exits 2), so that the table can be inspected.
+    command exits 2), so that the table can be inspected. ``progress(done, total)`` counts the samples of the
+    experiment simulated (phase "simulating the experiment"), then each joint's models identified, one per order
+    (phase "identifying").
     """
     from thermocomp.io.files import MAX_PROGRAM_BYTES, read_input_bytes
     from thermocomp.printing.identification import experiment, identify_servo, layout
@@ -290,7 +312,7 @@ def run_identify(spec: ServoIdentifyJob) -> IdentifyResult:
             # the experiment runs on the robot's controller (servo excite's URScript): no PC loop misses a sample
             on_robot = replace(servo, missed_command_probability=0.0)
             with ServoSimulator(chain, links, start_configuration(chain), on_robot, np.random.default_rng(seed)) as sim:
-                record = sim.run(u)
+                record = sim.run(u, _phase(progress, "simulating the experiment", u.shape[0], "samples"))
                 q, qd = record.q[:-1], record.qd[:-1]
             source = f"the simulated {robot} (seed {seed})"
         else:
@@ -310,7 +332,8 @@ def run_identify(spec: ServoIdentifyJob) -> IdentifyResult:
                 raise InputError(f"expected the commands of servo excite with these options, got target_qd that "
                                  f"differ from them by {differ:.3g} rad/s on average", path=str(recording))
             u, source = u_rec, str(recording)
-        models = identify_servo(u, q, qd, rate_hz, chain.joint_names, options)
+        models = identify_servo(u, q, qd, rate_hz, chain.joint_names, options,
+                                _phase(progress, "identifying", chain.n_joints * len(options.orders), "models"))
         result = IdentifyResult(models, (), source)
         job.write_text(out, models_toml_text(models, robot, (f"thermocomp servo identify: {source}",)))
         if report is not None:
@@ -470,7 +493,8 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
     ``law`` or ``law_file``, at ``minute``; default the full table), the robot is warm: every row is run twice,
     with joint references from the nominal IK (``reference`` "nominal") and from the IK of the warm robot
     (``reference`` "compensated"), and the print error is the warm robot's. ``progress(done, total)`` counts the
-    servo samples simulated, over every row and run.
+    servo samples simulated, over every row and run (phase "tracking"); a callback that knows phases also hears of
+    the paths built ("paths") and their inverse kinematics ("joint references", samples solved) before.
     """
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.io.files import MAX_DESCRIPTION_BYTES, read_input_bytes
@@ -500,6 +524,7 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
         out = job.output(spec.out, "--out")
         plot = job.output(spec.plot, "--plot")
         job.check()
+        announce_phase(progress, "reading", None)
         try:
             text = read_input_bytes(models_file, "models", MAX_DESCRIPTION_BYTES).decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -544,8 +569,10 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
         each = len(references) * len(controllers) * runs
         total = 0
         carts = []
+        built = _phase(progress, "paths", len(paths) * len(speeds_mm_s), "rows", counted=False)
         for name, v in ((name, v) for name in paths for v in speeds_mm_s):
             carts.append((name, v, cart_of(name, v)))
+            built()
             total += len(carts[-1][2].t) * each
             if total > MAX_TRACK_SAMPLES:
                 raise ConfigurationError(
@@ -553,23 +580,20 @@ def run_track(spec: ServoTrackJob, progress: ProgressCallback | None = None) -> 
                     f"expected at most {MAX_TRACK_SAMPLES:,} servo samples over every row and run (each an MPC and a "
                     f"servo step, some 2-10 ms), got more than {total:,}; fewer or faster paths, fewer controllers "
                     f"or runs")
-        done = 0
-
-        def step() -> None:
-            nonlocal done
-            done += 1
-            if progress is not None:
-                progress(done, total)
-
+        # every row's joint references before any is tracked: the inverse kinematics of each sample (a path of
+        # 10,000 targets at 100 mm/s, 250,000 samples, took half a minute), a phase of its own
+        solved = _phase(progress, "joint references", sum(cart.t.size for _, _, cart in carts) * len(references),
+                        "samples", counted=False)
+        references_of = [[(label, *joint_reference(reference_model, cart, q_start if name in LINES else chain.home,
+                                                    models.rate_hz, solved))
+                          for label, reference_model in references] for name, _, cart in carts]
+        step = _phase(progress, "tracking", total, "samples")
         rows = []
-        for name, v, cart in carts:
-            seed_q = q_start if name in LINES else chain.home
-            for label, reference_model in references:
-                q_ref, qd_ref = joint_reference(reference_model, cart, seed_q, models.rate_hz)
+        for (name, v, cart), row_references in zip(carts, references_of):
+            def error_of(q_true, cart=cart):
+                return print_error(truth, q_true, cart.R_world_tcp, cart.p_world_tcp, STANDOFF)
 
-                def error_of(q_true, cart=cart):
-                    return print_error(truth, q_true, cart.R_world_tcp, cart.p_world_tcp, STANDOFF)
-
+            for label, q_ref, qd_ref in row_references:
                 for controller in controllers:
                     def open_sim(run, q0=q_ref[0]):
                         return ServoSimulator(chain, links, q0, servo, np.random.default_rng([seed, run]))

@@ -157,8 +157,8 @@ RANGES: dict[str, Range | _LibraryRange] = {
     "--orientation-noise-deg": Range(0.0, 90.0),
     "--tracker-pose": Range(-1e6, 1e6),
     # servo (printing.servo_sim.ServoOptions, printing.mpc.MPCOptions, app.servo)
-    "servo excite --rate-hz": Range(1.0, 1000.0),
-    "servo identify --rate-hz": Range(1.0, 1000.0),
+    "servo excite --rate-hz": Range(1.0, 500.0),  # app.servo.RATE_HZ_RANGE: UR's controllers' rates
+    "servo identify --rate-hz": Range(1.0, 500.0),
     "servo track --rate-hz": Range(1.0, 1000.0),
     "--start-deg": _ANGLE_DEG,
     "--delay-samples": Range(0, 50),

@@ -44,6 +44,7 @@ class ProgressBar:
         self.label = label
         self.unit = unit
         self.main_label = label
+        self.main_unit = unit
         self.stream = sys.stderr if stream is None else stream
         self.enabled = enabled
         self._start = time.perf_counter()
@@ -53,11 +54,13 @@ class ProgressBar:
         self._lock = threading.Lock()
         self._beat: threading.Thread | None = None
 
-    def phase(self, name: str, total: int | None) -> None:
-        """A new phase starts (``total`` rows, or None if not known yet): end the line, restart the clock."""
+    def phase(self, name: str, total: int | None, unit: str | None = None) -> None:
+        """A new phase starts (``total`` rows, or None if not known yet; counted in ``unit``, default the bar's):
+        end the line, restart the clock."""
         with self._lock:
             self._end_line()
             self.label = self.main_label if name == "solving" else name
+            self.unit = self.main_unit if unit is None else unit
             self._start = time.perf_counter()
             self._last = 0.0
             self._opened((0, total))

@@ -7,9 +7,14 @@ import argparse
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_OK
 from thermocomp.cli.parser import HelpFormatter, seed_arg
 
+#: ``--rate-hz`` of the identification experiment (``excite``, ``identify``): the bound of
+#: ``thermocomp.app.servo.RATE_HZ_RANGE`` (not imported, so that ``--help`` loads no library).
+EXPERIMENT_RATE_HELP = ("servo rate [Hz], 1 to 500: UR's controllers run at 125 (CB-series; seed 004) or 500 "
+                        "(e-Series); the experiment is 46 s of each joint, 34,500 samples at 125 Hz")
 
-def _servo_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rate-hz", type=float, default=125.0, help="servo rate [Hz] (seed 004: 125)")
+
+def _servo_arguments(parser: argparse.ArgumentParser, rate_help: str) -> None:
+    parser.add_argument("--rate-hz", type=float, default=125.0, help=rate_help)
     parser.add_argument("--delay-samples", type=int, default=4, help="simulated servo: pure delay [samples] (seed 004: 4)")
     parser.add_argument("--bandwidth-rad-s", type=float, default=10.0,
                         help="simulated servo: natural frequency of each joint's velocity loop [rad/s]")
@@ -55,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                             formatter_class=HelpFormatter)
     ex.add_argument("--robot", default="ur5", help="built-in robot")
     ex.add_argument("--out", required=True, help="URScript program to write (.script)")
-    ex.add_argument("--rate-hz", type=float, default=125.0, help="servo rate [Hz]")
+    ex.add_argument("--rate-hz", type=float, default=125.0, help=EXPERIMENT_RATE_HELP)
     ex.add_argument("--start-deg", type=float, nargs="+", metavar="Q_DEG",
                     help="start pose [deg], one angle per joint (default: the lines' start pose, docs/printing.md)")
     ex.set_defaults(handler=run_excite)
@@ -72,7 +77,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ide.add_argument("--report", help="the tables as text")
     ide.add_argument("--recording", metavar="CSV", help="RTDE recording (timestamp, target_qd_0.., actual_q_0.., "
                                                         "actual_qd_0..) instead of the simulated servo")
-    _servo_arguments(ide)
+    _servo_arguments(ide, EXPERIMENT_RATE_HELP + " (the simulated servo: some 1 ms of CPU each)")
+    add_progress_argument(ide, help="show a progress bar of the experiment's samples simulated and the models "
+                                    "identified on stderr (default: when stderr is a terminal)")
     ide.set_defaults(handler=run_identify)
 
     tr = actions.add_parser("track", help="track a print path on the simulated servo; print error per controller",
@@ -99,9 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     law.add_argument("--time-law", type=time_law_arg, metavar="from:FILE", help="warm robot: a law file")
     tr.add_argument("--minute", type=float, default=None, help="warm robot: the minute of the print (default: the "
                                                               "full table)")
-    _servo_arguments(tr)
-    add_progress_argument(tr, help="show a progress bar of the servo samples simulated on stderr (default: when "
-                                   "stderr is a terminal)")
+    _servo_arguments(tr, "servo rate [Hz], 1 to 1000: the models' (seed 004: 125)")
+    add_progress_argument(tr, help="show a progress bar on stderr of the paths built, their inverse kinematics "
+                                   "(samples solved) and the servo samples simulated (default: when stderr is a "
+                                   "terminal)")
     tr.set_defaults(handler=run_track)
 
 
@@ -121,12 +129,14 @@ def _quiet_pybullet() -> None:
 
 def run_identify(args: argparse.Namespace) -> int:
     from thermocomp.app.servo import ServoIdentifyJob, run_identify
+    from thermocomp.cli.common import show_progress
+    from thermocomp.cli.progress import ProgressBar
 
     job = ServoIdentifyJob(args.robot, args.out, report=args.report, recording=args.recording, rate_hz=args.rate_hz,
                            servo=_servo_options(args), seed=args.seed)
     if args.recording is None:
         _quiet_pybullet()
-    result = run_identify(job)
+    result = run_identify(job, progress=ProgressBar("identifying", unit="models", enabled=show_progress(args)))
     print(result.text())
     return EXIT_FAILED_ROWS if result.failed else EXIT_OK
 

@@ -81,8 +81,9 @@ ProgressCallback = Callable[[int, int], None]
 PHASES = ("reading", "nominal configurations", "solving", "writing")
 
 
-def announce_phase(progress: ProgressCallback | None, name: str, total: int | None) -> None:
-    """Tell ``progress`` that phase ``name`` starts (``total`` rows, or None if unknown).
+def announce_phase(progress: ProgressCallback | None, name: str, total: int | None, unit: str | None = None) -> None:
+    """Tell ``progress`` that phase ``name`` starts (``total`` rows, or None if unknown; counted in ``unit``, default
+    the callback's own).
 
     Only a callback with a ``phase(name, total)`` method (such as
     :class:`thermocomp.cli.progress.ProgressBar`) hears of phases; a plain
@@ -90,7 +91,10 @@ def announce_phase(progress: ProgressCallback | None, name: str, total: int | No
     """
     phase = getattr(progress, "phase", None)
     if phase is not None:
-        phase(name, total)
+        if unit is None:
+            phase(name, total)
+        else:
+            phase(name, total, unit)
 
 
 def _phase_progress(progress: ProgressCallback | None) -> ProgressCallback | None:

@@ -114,9 +114,12 @@ def bandwidth(x: ArrayLike, rate: float, share: float = BANDWIDTH_POWER_SHARE) -
     half of the band, is taken off every frequency first, so the band is the
     motion's and not the noise's. A column whose remaining power is not
     :data:`MOTION_SNR` times the noise's (a joint at rest: what remains is
-    the noise's own scatter, spread up to the Nyquist frequency) gets 0.
+    the noise's own scatter, spread up to the Nyquist frequency) gets 0, as does a column that holds one value
+    throughout (its spectrum is the round-off of removing its mean, and no noise floor: a band of 0.009 Hz came
+    out of a robot at rest).
     """
     freqs, power = power_spectrum(x, rate)
+    still = np.ptp(np.asarray(x, dtype=float), axis=0) == 0
     upper = freqs >= 0.5 * freqs[-1]
     floor = np.median(power[upper], axis=0)
     signal = np.maximum(power - floor, 0.0)
@@ -125,7 +128,7 @@ def bandwidth(x: ArrayLike, rate: float, share: float = BANDWIDTH_POWER_SHARE) -
     cumulative = np.cumsum(signal, axis=0)
     out = np.zeros(signal.shape[1])
     for j in range(signal.shape[1]):
-        if total[j] > MOTION_SNR * floor[j] * freqs.size:
+        if total[j] > MOTION_SNR * floor[j] * freqs.size and not still[j]:
             out[j] = freqs[int(np.searchsorted(cumulative[:, j], share * total[j]))]
     return out
 
@@ -167,8 +170,10 @@ def lowpass(x: ArrayLike, rate: float, cutoff: float) -> FloatArray:
     if not 0 < cutoff < nyquist:
         raise ConfigurationError(f"cutoff (--cutoff-hz): expected a value in (0, {nyquist:.6g}) Hz (the Nyquist "
                                  f"frequency), got {cutoff!r}")
-    b, a = scipy.signal.butter(FILTER_ORDER, cutoff / nyquist)
-    return scipy.signal.filtfilt(b, a, np.asarray(x, dtype=float), axis=0)
+    # second-order sections: the transfer function's polynomials lose every digit at a low cutoff (0.035 Hz at 1 kHz,
+    # a robot at rest for 17 minutes: its filtered torques grew to 1e134 N m and flagged false collisions)
+    sos = scipy.signal.butter(FILTER_ORDER, cutoff / nyquist, output="sos")
+    return scipy.signal.sosfiltfilt(sos, np.asarray(x, dtype=float), axis=0)
 
 
 def differentiate(x: ArrayLike, rate: float) -> FloatArray:

@@ -33,6 +33,7 @@ layout.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -352,13 +353,15 @@ def fit_input_matrix(A: FloatArray, C: FloatArray, u: ArrayLike, y: ArrayLike) -
 
 
 def identify_joint(u_est: ArrayLike, y_est: ArrayLike, u_val: ArrayLike, y_val: ArrayLike, orders: tuple[int, ...],
-                   block_rows: int, skip: int) -> tuple[list[JointModel], FloatArray]:
+                   block_rows: int, skip: int,
+                   step: Callable[[], None] | None = None) -> tuple[list[JointModel], FloatArray]:
     """Models of every order in ``orders`` from one joint's estimation data, and their VAF on its validation data.
 
     ``u_*`` are the delay-shifted commands ``u(k - d)`` [rad/s], ``(N,)``; ``y_*`` the measured angle from its
     value at the data's start [rad] and speed [rad/s], ``(N, 2)``. The validation data starts at rest (state
     zero) and its first ``skip`` samples are left out of the VAF, which is the speed's. A model with no
-    integrator or an unstable mode (:func:`with_integrator`) gets the VAF ``nan``.
+    integrator or an unstable mode (:func:`with_integrator`) gets the VAF ``nan``. ``step()``, if given, is called
+    after each order (a progress count).
 
     Returns
     -------
@@ -375,12 +378,14 @@ def identify_joint(u_est: ArrayLike, y_est: ArrayLike, u_val: ArrayLike, y_val: 
             # LinAlgError traceback; the model is kept for the table only, its B is not fitted)
             models.append(JointModel(A, np.zeros((A.shape[0], 1)), C))
             vafs.append(float("nan"))
-            continue
-        B, _ = fit_input_matrix(A_int, C, u_est, y_est)
-        model = JointModel(A_int, B, C)
-        score = vaf(y_val[skip:, 1], simulate(model, u_val)[skip:, 1])
-        models.append(JointModel(A_int, B, C, score))
-        vafs.append(score)
+        else:
+            B, _ = fit_input_matrix(A_int, C, u_est, y_est)
+            model = JointModel(A_int, B, C)
+            score = vaf(y_val[skip:, 1], simulate(model, u_val)[skip:, 1])
+            models.append(JointModel(A_int, B, C, score))
+            vafs.append(score)
+        if step is not None:
+            step()
     return models, np.array(vafs)
 
 
@@ -391,7 +396,7 @@ def choose_order(vaf_pct: FloatArray, tolerance_pct: float) -> int:
 
 
 def identify_servo(u: ArrayLike, q: ArrayLike, qd: ArrayLike, rate_hz: float, joint_names: tuple[str, ...],
-                   options: IdentificationOptions | None = None) -> ServoModels:
+                   options: IdentificationOptions | None = None, step: Callable[[], None] | None = None) -> ServoModels:
     """Every joint's model from a recording of :func:`experiment`.
 
     Parameters
@@ -402,6 +407,9 @@ def identify_servo(u: ArrayLike, q: ArrayLike, qd: ArrayLike, rate_hz: float, jo
         The measured joint angles [rad] and speeds [rad/s], ``(N, n)`` each (measured when ``u[k]`` was sent).
     rate_hz
         The sample rate [Hz].
+    step
+        If given, called after each joint's model of each order (``n_joints * len(options.orders)`` calls; a
+        progress count).
     """
     options = IdentificationOptions() if options is None else options
     u, q, qd = np.asarray(u, dtype=float), np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
@@ -424,7 +432,7 @@ def identify_servo(u: ArrayLike, q: ArrayLike, qd: ArrayLike, rate_hz: float, jo
         y_est = y[est] - [q[o, j], 0.0]
         y_val = y[val] - [q[val.start, j], 0.0]
         models, vafs = identify_joint(shifted[est, j], y_est, shifted[val, j], y_val, options.orders,
-                                      options.block_rows, skip)
+                                      options.block_rows, skip, step)
         joints.append(models[choose_order(vafs, options.order_tolerance_pct)])
         table.append(vafs)
     return ServoModels(rate_hz=rate_hz, delay_samples=d, joints=tuple(joints), joint_names=tuple(joint_names),

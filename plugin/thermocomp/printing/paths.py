@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,11 +46,20 @@ class CartesianPath:
         Orientations, ``(N, 3, 3)``.
     p_world_tcp
         Positions [m], ``(N, 3)``.
+    source, lines
+        A targets path's file, and the line in it of the target each sample moves toward ``(N,)`` (for messages);
+        None for a line, or when not known.
     """
 
     t: FloatArray
     R_world_tcp: FloatArray
     p_world_tcp: FloatArray
+    source: str | None = None
+    lines: np.ndarray | None = None
+
+    def where(self, k: int) -> dict:
+        """The :class:`~thermocomp.errors.InputError` place of sample ``k``: the file and the line of its target."""
+        return {"path": self.source, "row": None if self.lines is None else int(self.lines[k])}
 
 
 def _progress(length: float, speed: float, rate_hz: float) -> FloatArray:
@@ -111,20 +121,26 @@ def targets_path(R_targets: ArrayLike, p_targets: ArrayLike, speed_mm_s: float, 
     s = _progress(float(knots[-1]), speed_mm_s * 1e-3, rate_hz)
     p = np.stack([np.interp(s, knots, p_targets[:, i]) for i in range(3)], axis=1)
     R = Slerp(knots, Rotation.from_matrix(R_targets))(s).as_matrix()
-    return CartesianPath(np.arange(s.size) / rate_hz, R, p)
+    # the target each sample moves toward (the first for those at rest before the motion)
+    heading = np.clip(np.searchsorted(knots, s, side="left"), 0, len(knots) - 1)
+    return CartesianPath(np.arange(s.size) / rate_hz, R, p, source,
+                         None if lines is None else np.asarray(lines)[heading])
 
 
-def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: float) -> tuple[FloatArray, FloatArray]:
+def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: float,
+                    step: Callable[[int], None] | None = None) -> tuple[FloatArray, FloatArray]:
     """Joint angles [rad] ``(N, n)`` of ``path`` on ``model`` and their speeds [rad/s] ``(N, n)``.
 
     Each sample is solved from the previous one's solution (the first from ``q_seed``): one branch throughout.
+    ``step(samples)``, if given, is called after each block of samples solved (a progress count: a path of a
+    million samples is minutes of inverse kinematics).
 
     Raises
     ------
     InputError
         A sample the inverse kinematics could not reach, or a joint speed above the robot's limit.
     """
-    from thermocomp.kinematics.ik import solve_ik
+    from thermocomp.kinematics.ik import Status, solve_ik
 
     chain = model.chain
     N = path.t.size
@@ -138,15 +154,19 @@ def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: floa
         if not np.all(result.converged):
             bad = start + int(np.argmin(result.converged))
             raise InputError(f"--path: the robot cannot reach the path at {path.t[bad]:.3f} s (sample {bad}): "
-                             f"{result.status[bad - start]!s}")
+                             f"{Status(int(result.status[bad - start])).label}", **path.where(bad))
         q[start:stop] = result.q
         seed = result.q[-1]
-    if N > 1 and np.max(np.abs(np.diff(q, axis=0))) > 0.1:
-        raise InputError("--path: the inverse kinematics changed configuration branch along the path")
+        if step is not None:
+            step(stop - start)
+    jumps = np.max(np.abs(np.diff(q, axis=0)), axis=1) > 0.1 if N > 1 else np.zeros(0, dtype=bool)
+    if np.any(jumps):
+        raise InputError("--path: the inverse kinematics changed configuration branch along the path",
+                         **path.where(int(np.argmax(jumps)) + 1))
     qd = np.gradient(q, 1.0 / rate_hz, axis=0)
     over = np.abs(qd) > chain.velocity
     if np.any(over):
         k, j = np.argwhere(over)[0]
         raise InputError(f"--path: joint {j + 1} would turn at {abs(qd[k, j]):.3g} rad/s at {path.t[k]:.3f} s, above its "
-                         f"limit {chain.velocity[j]:.3g} rad/s: lower --speed-mm-s")
+                         f"limit {chain.velocity[j]:.3g} rad/s: lower --speed-mm-s", **path.where(int(k)))
     return q, qd

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -310,8 +311,9 @@ class ServoSimulator:
                                         physicsClientId=self._cid)
             p.stepSimulation(physicsClientId=self._cid)
 
-    def run(self, u: ArrayLike) -> ServoRecord:
-        """Send the commands ``u`` [rad/s], ``(N, n)``, one a sample, from the current state; record every sample."""
+    def run(self, u: ArrayLike, step: Callable[[], None] | None = None) -> ServoRecord:
+        """Send the commands ``u`` [rad/s], ``(N, n)``, one a sample, from the current state; record every sample.
+        ``step()``, if given, is called after each sample sent (a progress count)."""
         u = np.asarray(u, dtype=float)
         N, n = u.shape
         q = np.empty((N + 1, n))
@@ -322,6 +324,8 @@ class ServoSimulator:
             q_true[k] = self.true_state()[0]
             if k < N:
                 self.step(u[k])
+                if step is not None:
+                    step()
         return ServoRecord(t=np.arange(N + 1) * self.options.sample_time, u=u, q=q, qd=qd, q_true=q_true)
 
 

@@ -365,29 +365,36 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
     differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & (minutes is None))
     conf_changed = (pw[differs], conf[differs])
-    values: list[str | None] = [None] * m
     if minutes is None:
-        for i, text in zip(written.tolist(), new.to_pylist()):
-            values[i] = text
+        at = np.full(m, -1)
+        at[written] = np.arange(len(written))
+        values = new.take(pa.array(at, mask=at < 0))  # (each point's new text in columns; null: unchanged)
         at_argument = ~poses.is_joint if output == "joints" else np.zeros(m, dtype=bool)
         form = ("--program-output joints writes their joints at the motion, which every call runs (a declared "
                 "target cannot hold joints), and they need different joints there: use --program-output filtered")
         extra: list[w.Edit] = []
     else:
-        extra = passes.clock_edits(task, written, joint_text, [texts for texts, _, _ in versions], values, minutes)
+        lookups: list[str | None] = [None] * m
+        extra = passes.clock_edits(task, written, joint_text, [texts for texts, _, _ in versions], lookups, minutes)
         call_site = task.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
-        at_argument = np.array([v is not None and i not in call_site for i, v in enumerate(values)], dtype=bool)
+        at_argument = np.array([v is not None and i not in call_site for i, v in enumerate(lookups)], dtype=bool)
         form = ("--time-indexed writes their tables' lookups at the motion, which every call runs (a declaration "
                 "holds one value), and they need different tables there: compensate for one minute instead "
                 "(--at-minute or --timed)")
-    share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
+        values = pa.array(lookups, pa.string())
+    values = share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
         task, at, *_in_frames(chain, task, at, tcp[0][0][at], tcp[1][0][at])))
-    tables, kept = passes.table_edits(task, tabled, values, poses.is_joint, status) if tabled else ([], [])
+    tables, kept = [], []
+    if tabled:  # (per-pass texts: their runs' values become their tables' lookups)
+        lookups = values.to_pylist()
+        tables, kept = passes.table_edits(task, tabled, lookups, poses.is_joint, status)
+        values = pa.array(lookups, pa.string())
+    unchanged = values.is_null().to_numpy(zero_copy_only=False)
     if kept:  # (a target kept as written has no confdata written either)
-        left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
+        left = ~unchanged[conf_changed[0]]
         conf_changed = (conf_changed[0][left], conf_changed[1][left])
     point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
-    wanted &= np.array([v is None for v in values], dtype=bool)
+    wanted &= unchanged
     data, n_changed = apply_form(task, point_edits + w.Edits.of(tables + extra), len(point_edits.start), output, ok,
                                  poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else w.split(data, prog)
@@ -396,9 +403,9 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                    notes, modules, np.flatnonzero(wanted))
 
 
-def place_texts(prog: RobotProgram, values: list[str | None], at_argument: ArrayLike, form: str, *,
+def place_texts(prog: RobotProgram, values: pa.StringArray, at_argument: ArrayLike, form: str, *,
                 inline: bool = False) -> w.Edits:
-    """The edits writing ``values`` (each point's new text or ``None``: unchanged).
+    """The edits writing ``values`` ``(m,)`` (each point's new text; null: unchanged).
 
     Points sharing a text write it there when they all get the same value and none is ``at_argument`` ``(m,)``;
     otherwise each writes its value at its argument (its whole argument, :attr:`~.model.Point.whole_argument`; with
@@ -408,7 +415,7 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: Array
     """
     run = prog.run
     motion_of = run.row_of_points()
-    new = pa.array(values, pa.string()).dictionary_encode()
+    new = values.dictionary_encode()
     code = new.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)  # (-1: None)
     at_argument = np.asarray(at_argument, dtype=bool)
     texts, arguments = run.text.copy(), run.argument.copy()  # (m, 4) Span rows, those at their argument moved
@@ -554,10 +561,10 @@ def _in_frames(chain: Chain, prog: RobotProgram, pw: np.ndarray, R_tcp: FloatArr
     return T_frame[:, :3, :3], T_frame[:, :3, 3]
 
 
-def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
-                poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
-    """Give the points that share a text and need it alike one value in ``values`` (each point's new text,
-    ``None``: unchanged): those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
+def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
+                poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> pa.StringArray:
+    """``values`` ``(m,)`` (each point's new text; null: unchanged) with the points that share a text and need it
+    alike given one value: those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
     [m, the motion's frame]) agree with the first's within ten times the solver's tolerances get the first's value
     (a table indexed by its calls: the first of their call's). The others keep their own, except at a call site:
     refused, naming it, each motion reading it and how far apart.
@@ -566,21 +573,24 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
     how = prog.extra.get("call_site") or {}
     call_of = passes.calls_of_points(prog)  # (a table indexed by its calls: one value a call)
     _, text, count = np.unique(run.text_file * (1 << 40) + run.text[:, 0], return_inverse=True, return_counts=True)
+    several = np.flatnonzero(count[text] > 1)  # (the points whose text another point has too)
+    value = dict(zip(several.tolist(), values.take(pa.array(several, pa.int64())).to_pylist()))
     groups: dict[tuple[int, int | None], list[int]] = {}  # (the texts of several points, as first met)
-    for i in np.flatnonzero(count[text] > 1).tolist():
+    for i in several.tolist():
         groups.setdefault((int(text[i]), call_of.get(i)), []).append(i)
+    given: dict[int, str | None] = {}  # (the points given another's value: that value)
     for members in groups.values():
-        if len({values[i] for i in members}) < 2:
+        if len({value[i] for i in members}) < 2:
             continue
         alike = [i for i in members if posed[i]]
         if len(alike) > 1:
             R, p = poses(np.array(alike))
             apart = (np.linalg.norm(p - p[:1], axis=1), np.array([rotation_angle(r @ R[0].T) for r in R]))
             near = (apart[0] <= 10 * IK_POSITION_TOL) & (apart[1] <= 10 * IK_ORIENTATION_TOL)
-            one = next((values[i] for i in np.asarray(alike)[near].tolist() if values[i] is not None), None)
+            one = next((value[i] for i in np.asarray(alike)[near].tolist() if value[i] is not None), None)
             for i in np.asarray(alike)[near].tolist():
-                values[i] = one
-        if members[0] not in how or len({values[i] for i in members}) < 2:
+                value[i] = given[i] = one
+        if members[0] not in how or len({value[i] for i in members}) < 2:
             continue
         why = (f"they need written values {apart[0].max() * 1e3:.3g} mm and {np.degrees(apart[1].max()):.3g} deg "
                "apart" if len(alike) == len(members) else "they need different written values")
@@ -592,6 +602,11 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
+    if not given:
+        return values
+    at = np.arange(len(values))
+    at[list(given)] = len(values) + np.arange(len(given))
+    return pa.concat_arrays([values, pa.array(list(given.values()), pa.string())]).take(pa.array(at))
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:

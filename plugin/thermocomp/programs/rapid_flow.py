@@ -1272,7 +1272,7 @@ class _Flow(calls.Texts):
         if not layers or kind == ABSOLUTE_JOINT or not (isinstance(inner, Tree) and inner.data == "name"):
             return None
         data = self.lookup(inner.children[0], local)
-        if not (isinstance(data.node, Tree) and (data.file << 40) + span_of(data.node).start in self._passed):
+        if not self.passed_at_call_site(data):
             return None
         point = self.point(inner, local, kind, T_world_frame, T_flange_tcp, held)
         poses = [_T_from_pose(data.value[:2]), *(_T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
@@ -1284,6 +1284,10 @@ class _Flow(calls.Texts):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, poses[-1][None], held)[0],
                                    argument=span_of(node))
+
+    def passed_at_call_site(self, data: _Data) -> bool:
+        """Whether ``data`` is a parameter bound to a target written at a call site (:meth:`through_call_site`)."""
+        return isinstance(data.node, Tree) and (data.file << 40) + span_of(data.node).start in self._passed
 
     @functools.cached_property
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
@@ -1535,10 +1539,9 @@ class _Flow(calls.Texts):
                 statements = self.move_matches(token)
                 not_read = consts if token.start_pos in unrun else frozenset()
                 for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
-                    starts = (key + token.start_pos + statements.starts(part)).tolist()
-                    for value, start in zip(statements.texts(part, lower=True), starts):
+                    for value, start in statements.read(part):
                         if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in not_read:
-                            uses.setdefault(value, set()).add(start)
+                            uses.setdefault(value, set()).add(key + token.start_pos + start)
             for x, value in ((a.children[0], a.children[-1]) for a in module_tree.find_data("assign")):
                 if x.data == "name" and not any(str(c.children[0]).lower() in self.funcs
                                                 for c in value.find_data("func_call")):

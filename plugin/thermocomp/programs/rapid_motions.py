@@ -52,6 +52,7 @@ from thermocomp.programs.rapid_data import (
     _Unsupported,
     span_of,
 )
+from thermocomp.programs.rapid_functions import evaluate_function
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -102,7 +103,10 @@ _NUM = rf"[+-]?+{_UNUM}"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
 #: A name (not ``NOT``: an argument that starts with it is an expression, or text the controller rejects).
 _NAME = r"(?!(?i:NOT)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
-_POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
+#: ``Offs(name, dx, dy, dz)`` or ``RelTool(name, dx, dy, dz)`` of numbers written out: a named target moved along its
+#: work object's axes or its tool's [mm] (RelTool's turns, ``\\Rx``..., are read by the general rules).
+_THROUGH = rf"(?i:Offs|RelTool){_S}\({_S}{_NAME}{_S},{_S}{_NUM}{_S},{_S}{_NUM}{_S},{_S}{_NUM}{_S}\)"
+_POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_THROUGH}|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
 #: An optional argument ``\\Name:=value`` after the argument it qualifies, directly or after a comma.
 _OPTION = rf"{_S}(?:,{_S})?+\\"
@@ -121,6 +125,7 @@ _COLUMN = {part: 2 * k for part, k in _PART.items()}
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
 _SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
 _NOT_NUMBER = b"[] \t\r\n"  # (what an inline point holds besides its numbers and commas)
+_CLOSE_AS_COMMA = bytes.maketrans(b")", b",")  # (Offs's closing parenthesis ends its last number as a comma does)
 
 
 class MoveStatements(RunStatements):
@@ -146,8 +151,8 @@ class MoveStatements(RunStatements):
     STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "instruction": "",
                  "kind": "", "readable": ""}
     POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
-             "inline": "", "joint": ""}
-    ANY = {"joints": "joint", "inlines": "inline"}
+             "inline": "", "joint": "", "through": "", "base_starts": "offset", "base_ends": "offset", "shift": ""}
+    ANY = {"joints": "joint", "inlines": "inline", "throughs": "through"}
 
     def __init__(self, token: Token) -> None:
         super().__init__(token, "!", 0)
@@ -187,6 +192,7 @@ class MoveStatements(RunStatements):
         self.kind = np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[self.shape_of]
         self.inline = inline = b[starts] == ord("[")
         self.joint = joint = (self.kind == _KIND_CODE[ABSOLUTE_JOINT])[self.point_statement]  # MoveAbsJ's
+        self._read_through(np.flatnonzero(b[stops - 1] == ord(")")))
         self.values, self.extax = np.full((p, 11), np.nan), np.full(p, "", dtype=object)
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
         for dtype in ("robtarget", "jointtarget"):
@@ -198,8 +204,25 @@ class MoveStatements(RunStatements):
         # whether the general rules leave a statement to the columns: it has the points its instruction takes and
         # each inline one read
         unread = np.zeros(r, dtype=bool)
-        unread[self.point_statement[inline & ~self.read]] = True
+        unread[self.point_statement[inline & ~self.read | self.through & joint]] = True  # (MoveAbsJ Offs(...): refused)
         self.readable = (np.array([g.points for g in signatures], dtype=np.int64)[self.shape_of] == self.n_points) & ~unread
+
+    def _read_through(self, at: np.ndarray) -> None:
+        """The points ``at``, each ``Offs`` or ``RelTool(name, dx, dy, dz)`` (:data:`_THROUGH`): :attr:`through`, the name's
+        :attr:`base_starts` and :attr:`base_ends` in the token (-1 elsewhere), and the three numbers as written,
+        :attr:`shift` ``(p, 3)`` [mm] (NaN elsewhere; parsed as Python's ``float`` parses them)."""
+        p = len(self.point_starts)
+        self.through = np.zeros(p, dtype=bool)
+        self.through[at] = True
+        self.base_starts, self.base_ends, self.shift = np.full(p, -1), np.full(p, -1), np.full((p, 3), np.nan)
+        if not at.size:
+            return
+        opening, comma = (self.delimiters[self.codes == CODES[ord(c)]] for c in "(,")  # (line breaks between)
+        opening, first_comma = (d[np.searchsorted(d, self.point_starts[at])] for d in (opening, comma))
+        self.base_starts[at] = skipped(self.bytes, SPACE, opening + 1)
+        self.base_ends[at] = skipped(self.bytes, NAME_BYTES, self.base_starts[at])
+        numbers = joined_bytes(byte_spans(self.data, first_comma + 1, self.point_ends[at]))  # ("dx, dy, dz)" each)
+        self.shift[at] = parse_numbers(numbers.translate(_CLOSE_AS_COMMA, _NOT_NUMBER)).reshape(-1, 3)
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
         """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: read where
@@ -273,6 +296,16 @@ class MoveStatements(RunStatements):
         text = self.text
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
+
+    def read(self, part: str) -> list[tuple[str | None, int]]:
+        """Per statement, the text ``part`` reads in lower case (``None`` where absent; an ``Offs`` or ``RelTool``
+        point's the name it moves) and where that starts in the token."""
+        texts, starts = self.texts(part, lower=True), self.starts(part).tolist()
+        if part in ("p1", "p2"):
+            for i in np.flatnonzero(self.through & (self.second_point == (part == "p2"))).tolist():
+                s, a, b = int(self.point_statement[i]), int(self.base_starts[i]), int(self.base_ends[i])
+                texts[s], starts[s] = self.text[a:b].lower(), a
+        return list(zip(texts, starts))
 
 
 #: The point columns a run's named points write (:meth:`_Motions.run_moves`), and those of them that are tuples.
@@ -450,16 +483,22 @@ class _Motions:
                 members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
                 if members.size:
                     cols["T_world_tcp"][members] = world_of_target(T_world_frame, T_frame_tcp[members], held)
-        named = () if st.inlines == p else np.flatnonzero(~st.inline & regular[st.point_statement])
-        if len(named):  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
-            regular = regular.copy()  # (written here: this reading's own)
+        none = np.zeros(0, dtype=np.int64)
+        named = none if st.inlines == p else np.flatnonzero(~st.inline & ~st.through & regular[st.point_statement])
+        through = np.flatnonzero(st.through & regular[st.point_statement]) if st.throughs else none
+        if len(named) or len(through):  # each (name, shape) resolved once, in order of appearance; the argument stays
+            regular = regular.copy()  # the statement's (written here: this reading's own)
             cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
                                   dtype=object if key in _TEXTS else None) for key in _NAMED}
             rows, found, which = self._named_points(st, named, shapes, regular, local)
             self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
-            for key, value in point_columns(found).items():
+            moved_rows, moved_found, moved_which, T_moved = self._through_points(st, through, shapes, regular, local)
+            rows, which = np.concatenate([rows, moved_rows]), np.concatenate([which, moved_which + len(found)])
+            for key, value in point_columns(found + moved_found).items():
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
+            cols["text"][moved_rows] = template.text[points][moved_rows]  # (each its own expression, not its base's)
+            cols["T_world_tcp"][moved_rows] = T_moved
             cols |= {key: tuple(cols[key].tolist()) for key in _TEXTS}
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = template.rows(motions, points, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
@@ -517,7 +556,65 @@ class _Motions:
             else:
                 rows.append(i)
                 which.append(resolved[key])
-        return np.array(rows, dtype=np.int64), found, which
+        return np.array(rows, dtype=np.int64), found, np.array(which, dtype=np.int64)
+
+    def _through_points(self, st: MoveStatements, through: np.ndarray, shapes: list, regular: np.ndarray,
+                        local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], np.ndarray, FloatArray]:
+        """The run's ``Offs``/``RelTool(name, dx, dy, dz)`` points ``through``: per function, name, shape and place
+        (first or second point), the first one's statement parsed and its point read by :meth:`point` (the general
+        rules, once); then every one's value by the same function (:func:`.rapid_functions.evaluate_function`) of
+        that name's value and its own numbers, and its ``T_world_tcp`` ``(k, 4, 4)`` [m] as :meth:`point` composes
+        it, in bulk. Those read, the distinct first points, each one's among them and the transforms; a statement
+        with a point not so read (a name known only while running or passed at a call site, a number beyond a num)
+        is cleared from ``regular``."""
+        groups: dict[tuple[str, str, int, bool], tuple[Point, object] | None] = {}
+        members: dict[tuple[str, str, int, bool], list[int]] = {}
+        for i, a, b in zip(through.tolist(), st.point_starts[through].tolist(), st.base_ends[through].tolist()):
+            s = int(st.point_statement[i])
+            if not regular[s]:  # (a point before it did not resolve: the general rules read the statement)
+                continue
+            function, _, name = st.text[a:b].partition("(")
+            key = (function.rstrip().lower(), name.lstrip().lower(), int(st.shape_of[s]), bool(st.second_point[i]))
+            if key not in groups:
+                groups[key] = self._through_base(st, s, key[0], key[3], shapes[key[2]][0], local)
+            if groups[key] is None or not np.all(np.abs(st.shift[i]) <= NUM_MAX):  # (a number the general rules refuse)
+                regular[s] = False
+            else:
+                members.setdefault(key, []).append(i)
+        rows, found, which, T = [], [], [], []
+        for key, at in members.items():
+            point, base = groups[key]  # type: ignore[misc]
+            at = [i for i in at if regular[st.point_statement[i]]]  # (cleared by a later point of its statement)
+            if not at:
+                continue
+            values = [evaluate_function(key[0], [base, *d], {})[0] for d in st.shift[at].tolist()]
+            pose = np.array([[*value[0], *value[1]] for value in values])  # type: ignore[index]
+            T_world_frame, _, held = shapes[key[2]][0]
+            T.append(world_of_target(T_world_frame, transforms_from_poses(pose), held))
+            rows += at
+            which += [len(found)] * len(at)
+            found.append(point)
+        return (np.array(rows, dtype=np.int64), found, np.array(which, dtype=np.int64),
+                np.concatenate(T) if T else np.zeros((0, 4, 4)))
+
+    def _through_base(self, st: MoveStatements, s: int, function: str, second: bool, frames: tuple,
+                      local: dict[str, _Data]) -> tuple[Point, object] | None:
+        """Statement ``s``'s ``Offs``/``RelTool`` point (its second where ``second``) read by :meth:`point` from the
+        statement's parse, and the value of the name it moves; None where the general rules read it otherwise (a name
+        passed at a call site, :meth:`through_call_site`; a FUNC of the task of the function's name) or do not."""
+        if function in self.funcs:
+            return None
+        call = st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, s, s + 1).children[0]
+        node = self.split_args(call.children[1])[0][int(second)]
+        name = node.children[1].children[0]  # (the function's first argument)
+        try:
+            if self.passed_at_call_site(self.lookup(name.children[0], local)):
+                return None
+            point = self.point(node, local, KINDS[st.kind[s]], *frames)
+            base = self.evaluate(name, local)
+        except (_Unsupported, InputError):
+            return None
+        return (point, base) if point.whole_argument is None and point.T_world_frame is frames[0] else None
 
     # ----- where the robot stands (CRobT, CJointT)
     def standing_value(self, node: Tree, local) -> tuple[list, str]:

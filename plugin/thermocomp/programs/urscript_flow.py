@@ -605,7 +605,6 @@ class Flow(calls.Texts):
 
     def _rollback(self, mark: tuple) -> None:
         steps, notes, unsupported, conditional, self.started_threads, self.loop_noted, *_, self.unrolled = mark
-        self._moved.clear()  # (a call remembered may have added what is taken back: run again)
         self._drop_steps(steps)
         del self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
@@ -768,13 +767,13 @@ class Flow(calls.Texts):
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
         held = tuple(map(self.globals.get, summary.reads))
-        read = ()  # (alive in _calls_done: their ids in the key name them)
+        read = ()
         if summary.stands:  # (where the robot stands: the motion before it, Flow.standing_pose)
-            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1])
+            read = (self.standing_key(),)
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
-               arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
+               arguments, tuple(None if b is None else b.signature for b in held), read)
         moved_key = (key, bool(self._exploring), depth, tuple(f.name for f in self.frames), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.read_at_call_site)
         done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
@@ -789,7 +788,7 @@ class Flow(calls.Texts):
                 self.steps.append(step)
             self.count(units, call)
             return returned
-        mark, first = self._mark(), len(self.steps)
+        mark, first, stood = self._mark(), len(self.steps), self._stood
         frame = _Frame(self.unresolved_depth, name, inert)
         with _on(self.frames, frame):
             left = self.run_body(self.body_of(function), scope, depth + 1)  # (None, or a return)
@@ -801,8 +800,9 @@ class Flow(calls.Texts):
         added = self.steps[first:]
         for step in added if scope else ():  # the outermost call with arguments is the one named
             self._in_call[id(step)] = this
-        if self._mark()[1:-1] == mark[1:-1] and not (added and (summary.stands or summary.elements) or summary.cyclic):
-            # (it changed only globals, the tool and steps; a call adds globals, never removes one)
+        if self._mark()[1:-1] == mark[1:-1] and self._stood == stood and not (added and summary.elements or summary.cyclic):
+            # (it changed only globals, the tool and steps, and read no pose the robot stands at, which marks what reads
+            # it: Values.stood; a call adds globals, never removes one)
             changed = {g: b for g, old in zip(summary.reads, held) if (b := self.globals.get(g)) is not old}
             (self._moved if added else self._calls_done)[moved_key if added else key] = (
                 read, changed, self.tool, self.tool_why, returned, self.unrolled - mark[-1],
@@ -892,6 +892,21 @@ class Flow(calls.Texts):
                                "its absolute corrected target in place of the relative expression", *line_col(node)))
         return Pose.from_T(T)
 
+    def standing_key(self) -> tuple | int | None:
+        """What :meth:`standing_pose` reads here, by value (a call's memory keys a function that may read it by this,
+        :meth:`call_function_of_file`): the line of the first construct not followed, else the last motion of the
+        sequence being followed (its instruction, statement, file, target and tool, found once a step), None where
+        there is none. Two motions of one statement to one target are one key, wherever they stand in the steps."""
+        if self.unsupported:
+            return self.unsupported[0].line
+        k = len(self.steps) - 1
+        while k >= self.sequence_starts[-1] and not isinstance(self.steps[k], MotionRun):
+            k -= 1  # (past the waits after it)
+        if k < self.sequence_starts[-1]:
+            return None
+        step = self.steps[k]
+        return self._once(("standing", id(step)), lambda: _last_motion_key(step))
+
     def _blend(self, motion: Motion) -> float | None:
         """The blend radius ``r`` [m] of ``motion`` as written, 0 by default; None when it is not a number."""
         call = parse_at(without_runs("urscript.lark"), self.text, motion.statement.start, motion.statement.end,
@@ -902,6 +917,15 @@ class Flow(calls.Texts):
             return 0.0 if written is None else float(self.text[span_of(written).start:span_of(written).end])
         except ValueError:
             return None
+
+
+def _last_motion_key(step: MotionRun) -> tuple:
+    """The last motion of ``step`` as :meth:`Flow.standing_pose` reads it: instruction, statement, file, target
+    (None: a joint target) and tool."""
+    motion = step.take([len(step) - 1]).motions()[0]
+    point = motion.points[-1]
+    return (motion.instruction, motion.statement, motion.file,
+            None if point.T_world_tcp is None else point.T_world_tcp.tobytes(), point.T_flange_tcp.tobytes())
 
 
 #: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`); those passed by do nothing.

@@ -90,16 +90,31 @@ def get_object(session: Session, path: str, what: str = "object") -> int:
     return int(handle)
 
 
-def _joint_ancestors(session: Session, handle: int, joint_set: set[int], stop: int) -> tuple[int | None, bool]:
-    """The nearest ancestor of ``handle`` that is a joint (of the whole scene), and whether ``stop`` is an ancestor."""
+#: Most joints under a robot's base in a scene: an arm's 6 or 7, its external axes, its tool's fingers make tens.
+#: Reading asks the server for each joint's ancestors, pose, limits and position (a round trip each): a chain of 300
+#: joints took 45 s, one of 3,000 hours, without a word.
+MAX_SCENE_JOINTS = 100
+
+
+def _joint_ancestors(session: Session, handle: int, joint_set: set[int], stop: int,
+                     parents: dict[int, int]) -> tuple[int | None, bool]:
+    """The nearest ancestor of ``handle`` that is a joint (of the whole scene), and whether ``stop`` is an ancestor.
+    ``parents`` (object handle: its parent's) holds the parents asked for so far: each is asked once per reading, so
+    the walks of every joint up to the base cost the tree's depth in round trips, not its square."""
+
+    def parent(h: int) -> int:
+        if h not in parents:
+            parents[h] = session.api.parent(h)
+        return parents[h]
+
     nearest: int | None = None
-    current = session.api.parent(handle)
+    current = parent(handle)
     while current != -1:
         if current == stop:
             return nearest, True
         if nearest is None and current in joint_set:
             nearest = current
-        current = session.api.parent(current)
+        current = parent(current)
     return nearest, False
 
 
@@ -144,7 +159,11 @@ def read_robot(
     # The joints below the base: the only ones that can stand between a joint and the base
     # (the walk up from a joint stops at the base).
     tree_joints = session.api.joints_in_tree(base)
+    if len(tree_joints) > MAX_SCENE_JOINTS:
+        raise SceneError(f"{base_path!r} (--robot-path): expected at most {MAX_SCENE_JOINTS} joints under a robot's "
+                         f"base (an arm's, its external axes' and its tool's), got {len(tree_joints):,}")
     joint_set = set(tree_joints)
+    parents: dict[int, int] = {}
     if joint_paths is not None:
         joints = [get_object(session, p, f"joint {k + 1}") for k, p in enumerate(joint_paths)]
     else:
@@ -153,7 +172,7 @@ def read_robot(
         raise SceneError(f"no joints under {base_path!r}: expected the base of a robot arm")
     nearest: dict[int, int | None] = {}
     for j in joints:
-        parent_joint, under_base = _joint_ancestors(session, j, joint_set, base)
+        parent_joint, under_base = _joint_ancestors(session, j, joint_set, base, parents)
         if not under_base:
             raise SceneError(f"joint {session.call('getObjectAlias', j, 2)!r} is not under the base {base_path!r}")
         nearest[j] = parent_joint
@@ -193,7 +212,7 @@ def read_robot(
     T_last_moving_tip = np.eye(4)
     if tip_path is not None:
         tip = get_object(session, tip_path, "tip")
-        tip_parent, under = _joint_ancestors(session, tip, joint_set, base)
+        tip_parent, under = _joint_ancestors(session, tip, joint_set, base, parents)
         if not under or tip_parent != order[-1]:
             raise SceneError(f"the tip {tip_path!r} must hang under the last joint {alias[order[-1]]!r} of {base_path!r}")
         T_last_moving_tip = session.api.matrix(tip, order[-1])
