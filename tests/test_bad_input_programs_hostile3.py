@@ -106,15 +106,6 @@ def test_a_local_datum_of_the_program_beside_a_modules_global_of_its_name_is_its
     assert not (case / "o.m2.mod").exists()
 
 
-def test_the_modules_global_read_in_its_own_module_is_unsupported_there_naming_it(case, capsys):
-    """The module's routine reads its global ``p``, not the program's LOCAL one: which of the two a statement reads
-    is not followed, so that read is named, in the module's file, rather than compensated with the wrong value."""
-    (case / "p.mod").write_text(LOCAL_PROGRAM.format(call="  g;\n"))
-    (case / "m2.mod").write_text(GLOBAL_MODULE)
-    refused(case, capsys, [*RAPID, "--program", "p.mod", "--module", "m2.mod", "--out", "o.mod"], EXIT_INPUT,
-            "m2.mod:4:9: p is declared in this module and in another of the task, one of them LOCAL")
-
-
 def test_two_globals_of_one_name_in_two_modules_are_still_refused(case, capsys):
     (case / "p.mod").write_text(LOCAL_PROGRAM.format(call="").replace("LOCAL ", ""))
     (case / "m2.mod").write_text(GLOBAL_MODULE)
@@ -171,14 +162,11 @@ def test_a_local_routine_of_the_program_is_the_one_its_calls_run(case, capsys, m
 
 
 @pytest.mark.parametrize(("program", "module", "words"), [
-    # the module's own code calls its global g, the program's calls its LOCAL one: which runs where is not followed
-    (LOCAL_FUNC, "MODULE M2\nPROC g()\n  WaitTime 5;\nENDPROC\nPROC h()\n  g;\nENDPROC\nENDMODULE\n",
-     ["p.mod, line 10", "PROC g is LOCAL here and global in m2.mod (line 2), whose code names it"]),
     # two global FUNCs of one name: the controller loads neither (a PROC's pair was refused, a FUNC's not)
     (LOCAL_FUNC.replace("LOCAL FUNC", "FUNC"), "MODULE M2\nFUNC num f()\n  RETURN 300;\nENDFUNC\nENDMODULE\n",
      ["p.mod, line 3", "FUNC f is declared in two modules of the task: m2.mod (line 2) and here"]),
 ])
-def test_routines_of_one_name_the_walk_cannot_tell_apart_are_refused_naming_both(case, capsys, program, module,
+def test_two_global_routines_of_one_name_in_two_modules_are_refused_naming_both(case, capsys, program, module,
                                                                                  words):
     (case / "p.mod").write_text(program)
     (case / "m2.mod").write_text(module)

@@ -117,19 +117,6 @@ def test_a_module_of_the_task_finds_its_own_local_routines_data_and_traps(tmp_pa
     assert any("TRAP on_stop_a moves nothing" in note.message for note in prog.notes)
 
 
-def test_two_modules_own_routines_of_one_name_are_not_taken_for_each_other(tmp_path):
-    """Each module's ``go_home`` moves to its own ``home``: a call is not followed to the other module's (refused
-    at both calls, as a LOCAL PROC of two modules, rather than compensated with the wrong target, or passed over as a
-    routine found in no module)."""
-    main, one, two = tmp_path / "main.mod", tmp_path / "one.mod", tmp_path / "two.mod"
-    main.write_text("MODULE MainMod\n    PROC main()\n        run_a;\n        run_b;\n    ENDPROC\nENDMODULE\n")
-    one.write_text(_library("a", 480))
-    two.write_text(_library("b", 420))
-    prog = read_program(main, rapid=RapidOptions(modules=(str(one), str(two))))
-    assert sorted((f.line, "go_home" in f.message) for f in prog.unsupported) == [(8, True), (8, True)]
-    assert prog.motions == () or all(m.line != 11 for m in prog.motions)
-
-
 def test_another_modules_local_datum_does_not_clash_with_a_global_of_its_name(tmp_path):
     """``LOCAL PERS num shift`` of a library and the program's own ``VAR num shift``: two data, no "declared in two
     modules" (the program's motion reads its own, 0)."""
@@ -147,21 +134,6 @@ def test_another_modules_local_datum_does_not_clash_with_a_global_of_its_name(tm
 
 
 _TARGET = "CONST robtarget p10 := [[{x},{y},{z}],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];"
-
-
-def test_a_modules_local_datum_hidden_by_a_global_of_its_name_is_refused_where_its_own_code_reads_it(tmp_path):
-    """RAPID: a ``LOCAL`` datum hides a task-global one of its name within its module. Its module's ``MoveL p10``
-    goes to its own ``p10``; read as the program's ``p10`` it was compensated silently with the other target (and
-    the program's counted twice). Refused at that read, naming the datum; the program's own read stays followed."""
-    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
-    main.write_text("MODULE MainMod\n    " + _TARGET.format(x=500, y=0, z=500) + "\n    PROC main()\n"
-                    "        MoveL p10, v100, fine, tool0;\n        Other;\n    ENDPROC\nENDMODULE\n")
-    lib.write_text("MODULE OtherMod\n    LOCAL " + _TARGET.format(x=450, y=100, z=450) + "\n    PROC Other()\n"
-                   "        MoveL p10, v100, fine, tool0;\n    ENDPROC\nENDMODULE\n")
-    prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
-    assert [(f.file, f.line) for f in prog.unsupported] == [(1, 4)]
-    assert "p10 is declared in this module and in another of the task, one of them LOCAL" in prog.unsupported[0].message
-    assert [(m.line, m.file) for m in prog.motions] == [(4, 0)]
 
 
 def test_a_local_datum_read_by_its_modules_own_declarations_is_its_own(tmp_path):

@@ -213,14 +213,9 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.lines = TextLines(text)  # lines and columns of offsets
         self._files = [(path, text, self.lines), *((m.path, m.text, TextLines(m.text)) for m in self.task.modules)]
         self.progress = progress
-        self.module_data: dict[str, _Data] = {}
+        # module_data, procs, funcs, traps: the data and routines the module being read sees (_Flow.enter_module)
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
-        self.procs: dict[str, Tree] = {}
-        self.funcs: dict[str, Tree] = {}  # the task's FUNCs (:meth:`_Declarations.evaluate_func`)
-        self.traps: dict[str, Tree] = {}  # the TRAPs of the task's other modules (its own: :attr:`routines`)
-        self.foreign_local: set[str | tuple[str, str]] = set()  # LOCAL data (and routines of one name) of other modules
-        self.hidden_local: dict[str, set[int]] = {}  # a LOCAL datum another declaration of its name hides: its files
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
@@ -244,7 +239,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._routines_run: list[tuple[Tree, tuple[str, ...] | None]] = []
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
-        self.visited: set[str] = set()
+        self.visited: dict[int, Tree] = {}  # the routines run (entry, calls, connected TRAPs), by id
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
         self._cache: dict = {}

@@ -32,10 +32,6 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
-#: How a call of a ``LOCAL`` routine (``kind``: PROC or FUNC) that two other modules of the task declare is refused.
-LOCAL_TWICE = ("a LOCAL {kind} of two other modules of the task: which one a call runs is not followed (give one of "
-               "them another name)")
-
 #: An item of a ``NUMBERS`` token's list (rapid.lark: nested at most three deep): a number or a bracketed list.
 _ITEM = re.compile(r"\[(?:[^][]|\[[^][]*\])*\]|[^][,\s]+")
 
@@ -239,6 +235,7 @@ class _Data:
     name: str
     declared: Token
     file: int = 0  # the file of ``node`` (an index into the task's files, :attr:`RobotProgram.files`)
+    module: int = 0  # the module that declares a module datum (an index into :attr:`.rapid_flow._Flow.scopes`)
 
 
 @dataclass(frozen=True)
@@ -365,16 +362,18 @@ class _Declarations:
                     value = [_copy(value) for _ in range(n)]
         except _Unsupported:
             value = None
-        if local is None and key in scope:  # RAPID refuses it: which one counts?
-            first = scope[key]
+        first = scope.get(key) if local is None else None  # (what this module sees of that name)
+        if first is not None and (first.module == self.module or not _is_local(decl)):  # RAPID refuses it (two of one
+            # name in the module, or two global ones in the task): which one counts? (a LOCAL one hides a global one)
             where = (f"in two modules of the task: {self._files[first.file][0]} (line {first.declared.line}) and here"
-                     if first.file != self.file else f"twice in the module (first at line {first.declared.line})")
+                     if first.module != self.module else f"twice in the module (first at line {first.declared.line})")
             raise self.error(f"{name_token} is declared {where}", name_token)
         if storage == "pers":
             self.persistent.add(key)  # (another task or the operator may change it)
         self.storages.setdefault(key, set()).add(storage)
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
-        scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
+        (scope if local is not None else self.scopes.table(self.module, "data", _is_local(decl)))[key] = _Data(
+            dtype + rank, value, value_node, str(name_token), name_token, file=self.file, module=self.module)
 
     def check_array(self, value: object, sizes: list[int], dtype: str, name: str, where: Tree, level: int = 0) -> None:
         """``value`` holds ``sizes`` elements along each dimension of array ``name`` (nested lists, one level a
@@ -482,20 +481,16 @@ class _Declarations:
         key = str(token).lower()
         if local is not None and key in local:
             data = local[key]
-        elif self.file in self.hidden_local.get(key, ()):
-            raise _Unsupported(f"{token} is declared in this module and in another of the task, one of them LOCAL: "
-                               "this module's code reads its own, which thermocomp does not follow (give one of them "
-                               "another name)", token)
-        elif key in self.module_data:
+        elif key in self.module_data:  # (this module's LOCAL one, else the task's global one: "Scope rules")
             data = self.module_data[key]
-            if key in self.foreign_local and data.file != self.file:
-                raise _Unsupported(f"{token} is declared LOCAL in {self._files[data.file][0]} (line "
-                                   f"{data.declared.line}): no other module of the task can read it (the controller "
-                                   "does not link this reference)", token)
         elif key in PREDEFINED:
             return _Data(*PREDEFINED[key], None, str(token), token)
         elif passed_as in CONFIGURED_TYPES:  # (a signal, a unit or a camera of the system parameters: no value here)
             return _Data(passed_as, None, None, str(token), token)
+        elif (hidden := self.scopes.elsewhere("data", key)) is not None:
+            raise _Unsupported(f"{token} is declared LOCAL in {self._files[hidden.file][0]} (line "
+                               f"{hidden.declared.line}): no other module of the task can read it (the controller "
+                               "does not link this reference)", token)
         else:
             raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
                                "give that module with --module FILE)", token)
@@ -764,8 +759,8 @@ class _Declarations:
             return self.standing_value(node, local)
         if key == "calcrobt":
             raise _Unsupported(CALC_ROBT, node)
-        if ("func", key) in self.foreign_local:
-            raise _Unsupported(f"function {name} is {LOCAL_TWICE.format(kind='FUNC')}", node)
+        if (hidden := self.scopes.elsewhere("func", key)) is not None:
+            raise _Unsupported(f"function {name} is {self.local_elsewhere(hidden)}", node)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
 

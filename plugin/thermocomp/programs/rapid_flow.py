@@ -38,7 +38,6 @@ from thermocomp.programs.rapid_data import (
     _DECLARATION_FUNCTIONS,
     _NO_MARK,
     EVALUATED,
-    LOCAL_TWICE,
     PASSIVE_INSTRUCTIONS,
     PREDEFINED,
     UNSUPPORTED_INSTRUCTIONS,
@@ -71,8 +70,6 @@ _PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The instructions thermocomp knows (any other name no module declares is found nowhere).
 _KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime", "callbyvar"))
-
-_LOCAL_TWICE = LOCAL_TWICE.format(kind="PROC")
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
@@ -126,6 +123,7 @@ class Summary:
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
         routine = node.data in ("proc", "func", "trap")
         self._flow, self._calling, self._file = flow, calling, flow.routine_file(node)
+        self._seen = flow.scopes.seen(flow.routine_module(node))  # (the routines its module calls by their names)
         self._trap = node.data == "trap"  # (its path stops and ExitCycle move nothing: call)
         params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
         self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
@@ -210,7 +208,7 @@ class Summary:
         name = str(sub.children[-1])
         key = name.lower()
         self.calls.add(key)
-        trap = self._flow.traps.get(key)
+        trap = self._seen["trap"].get(key)
         if trap is None:
             self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
         elif key not in self._calling:
@@ -222,7 +220,7 @@ class Summary:
         name = str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
-        func = self._flow.funcs.get(key)
+        func = self._seen["func"].get(key)
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
         elif key not in self._calling and (motion := self._merge(self._flow.summary(func, self._calling), sub).motion):
@@ -248,7 +246,7 @@ class Summary:
         flow, name = self._flow, str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
-        routine = flow.procs.get(key)
+        routine = self._seen["proc"].get(key)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
@@ -264,12 +262,12 @@ class Summary:
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
         elif key in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
-        elif key in flow.funcs and routine is None:
-            func = flow.funcs[key]
+        elif key in self._seen["func"] and routine is None:
+            func = self._seen["func"][key]
             self._found(f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.routine_file(func))}) called "
                         "as a procedure, which a FUNC cannot be")
-        elif routine is None and ("proc", key) in flow.foreign_local:
-            self._found(f"{name} at {self._at(sub)}, {_LOCAL_TWICE}")
+        elif routine is None and (hidden := flow.scopes.elsewhere("proc", key)) is not None:
+            self._found(f"{name} at {self._at(sub)}, {flow.local_elsewhere(hidden)}")
         elif routine is not None and key in self._calling:
             self.mutates = True
             self._found(f"a recursive call of {name} at {self._at(sub)}")
@@ -353,6 +351,17 @@ class _Flow(calls.Texts):
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self.late_unknown = False  # a late-bound call ran whose routine may be in a module loaded while running
         self.task_trees = (tree, *(m.tree for m in self.task.modules))  # (the task's files in order: 0 this module)
+        #: Each module of the task (numbered in file order, a file's in written order): its file and node.
+        self.modules = [(file, module) for file, tree in enumerate(self.task_trees) for module in tree.children
+                        if isinstance(module, Tree) and module.data == "module"]
+        self.scopes = rapid_scope.Scopes(len(self.modules))
+        self._module_starts = [([], []) for _ in self.task_trees]  # each file's modules: their offsets, numbers
+        for m, (file, module) in enumerate(self.modules):
+            self._module_starts[file][0].append(module.meta.start_pos)
+            self._module_starts[file][1].append(m)
+        self.module_of: dict[int, int] = {}  # id of each routine of the task -> its module
+        self.task_routines: list[Tree] = []  # the task's routines, in the order read
+        self.enter_module(next((m for m, (file, _) in enumerate(self.modules) if file == 0), 0))
         self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
         self._behind = {}
@@ -365,6 +374,7 @@ class _Flow(calls.Texts):
         for module_tree in self.task_trees:
             self.as_assignments(module_tree)
         self.declare_deferred()
+        self.enter_module(self.entry_module())  # (where the cycle starts: the entry routine's)
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
             self._cycle_body = _body(entry[-1])
@@ -375,8 +385,9 @@ class _Flow(calls.Texts):
         if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
             self.carry_into_cycle({})
         for proc in entry:
-            self.visited.add(self._routine_name(proc).lower())
-            self.run_routine(proc, {})
+            self.visited[id(proc)] = proc
+            with self.in_file(0, proc.meta.start_pos):
+                self.run_routine(proc, {})
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
@@ -427,76 +438,74 @@ class _Flow(calls.Texts):
         """The index of the task's file that holds ``routine``."""
         return self.origin.get(id(routine), 0)
 
+    def routine_module(self, node: Tree) -> int:
+        """The module that holds the routine ``node`` (another node: the module being read)."""
+        return self.module_of.get(id(node), self.module)
+
+    def enter_module(self, module: int) -> None:
+        """The walker reads module ``module``: the names it sees ("Scope rules", :class:`.rapid_scope.Scopes`)."""
+        self.module = module
+        seen = self.scopes.seen(module)
+        self.module_data, self.procs, self.funcs, self.traps = seen["data"], seen["proc"], seen["func"], seen["trap"]
+
     @contextlib.contextmanager
-    def in_file(self, file: int) -> Iterator[None]:
-        """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there)."""
-        before = (self.file, self.file_key, self.path, self.text, self.lines)
+    def in_file(self, file: int, at: int | None) -> Iterator[None]:
+        """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there) in
+        the module that holds its offset ``at`` (the names that module sees; None: only the file's text is read)."""
+        before = (self.file, self.file_key, self.path, self.text, self.lines, self.module)
         self.file, self.file_key = file, file << 40
         self.path, self.text, self.lines = self._files[file]
+        starts, numbers = self._module_starts[file]
+        if at is not None and starts:
+            self.enter_module(numbers[max(bisect.bisect_right(starts, at) - 1, 0)])
         try:
             yield
         finally:
-            self.file, self.file_key, self.path, self.text, self.lines = before
+            self.file, self.file_key, self.path, self.text, self.lines, module = before
+            self.enter_module(module)
 
     def collect(self, tree: Tree, file: int) -> None:
         """The declarations and routines of task file ``file`` (0: this module), after :func:`.rapid_scope.check_module`."""
         rapid_scope.check_module(tree, self._files[file][0])
-        with self.in_file(file):
-            for item in (item for node in tree.children if isinstance(node, Tree) and node.data == "module"
-                         for item in node.children if isinstance(item, Tree)):
-                foreign_local = file > 0 and _is_local(item)  # (another module's own: its own read it)
-                if item.data in ("record_decl", "alias_decl") and not foreign_local:
-                    self.declare_type(item)
-                elif item.data == "data_decl":
-                    self._collect_data(item, foreign_local)
-                elif item.data in ("proc", "func", "trap"):
-                    self._collect_routine(item, foreign_local)
+        for module in (node for node in tree.children if isinstance(node, Tree) and node.data == "module"):
+            with self.in_file(file, module.meta.start_pos):
+                for item in (item for item in module.children if isinstance(item, Tree)):
+                    if item.data in ("record_decl", "alias_decl") and not (file and _is_local(item)):
+                        self.declare_type(item)  # (the task's types are one table: another module's own is its own)
+                    elif item.data == "data_decl":
+                        self._collect_data(item)
+                    elif item.data in ("proc", "func", "trap"):
+                        self._collect_routine(item)
 
-    def _collect_data(self, item: Tree, foreign_local: bool) -> None:
-        """A data declaration of the file being read (``foreign_local``: a ``LOCAL`` one of another module)."""
-        key = _declared_key(item)
-        if foreign_local and (key in self.module_data or key in self.foreign_local):
-            # (hidden from the task: :meth:`lookup` refuses a read of it; so are two modules' own of one name)
-            if key in self.foreign_local and key in self.module_data:
-                self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)
-            self.hidden_local.setdefault(key, set()).add(self.file)
-            return
+    def _collect_data(self, item: Tree) -> None:
+        """A data declaration of the module being read."""
         self.declare_other(item)
-        if foreign_local:
-            self.foreign_local.add(key)
-        data = self.module_data[key]
-        if self.task.modules and data.value is None and data.node is not None:
+        data = self.module_data[_declared_key(item)]
+        if len(self.modules) > 1 and data.value is None and data.node is not None:
             self._deferred.append((item, self.file))
 
-    def _collect_routine(self, item: Tree, foreign_local: bool) -> None:
-        """A PROC, FUNC or TRAP of the file being read (this module, or another of the task)."""
+    def _collect_routine(self, item: Tree) -> None:
+        """A PROC, FUNC or TRAP of the module being read (of this file, or another of the task): the task's, or
+        its module's own (``LOCAL``), which hides a global one of its name in that module ("Scope rules")."""
         name = self._routine_name(item)
         if self.file:
             self.origin[id(item)] = self.file
         else:
             self.routines.append(item)
-        table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
-        known = table.get(name.lower())
-        known_local = known is not None and id(known) in self.origin and _is_local(known)
-        if foreign_local and (known is not None or (item.data, name.lower()) in self.foreign_local):
-            if known_local:  # (two modules' own of one name, as above)
-                del table[name.lower()]
-                self.foreign_local.add((item.data, name.lower()))
-            return
-        first = None if known is None else self._files[self.routine_file(known)]  # (its path, text and lines)
-        if known is not None and not self.file and not known_local and _is_local(item):
-            # (the program's LOCAL routine hides another module's global of its name in the program; that
-            # module's own calls of the name run its global, which the walk does not tell apart)
-            if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", first[1], re.IGNORECASE)) > 1:
-                raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first[0]} (line "
-                                 f"{_location(known)[0]}), whose code names it: which of the two each call "
-                                 "there runs is not followed (give one of them another name)",
-                                 path=self.path, row=_location(item)[0])
-            known = None
-        if known is not None and not known_local:
+        self.module_of[id(item)] = self.module
+        self.task_routines.append(item)
+        known = self.scopes.seen(self.module)[item.data].get(name.lower())
+        if known is not None and (self.module_of[id(known)] == self.module or not _is_local(item)):
+            first = self._files[self.routine_file(known)]  # (its path, text and lines)
             raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first[0]} "
                              f"(line {_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
-        table[name.lower()] = item
+        self.scopes.table(self.module, item.data, _is_local(item))[name.lower()] = item
+
+    def local_elsewhere(self, routine: Tree) -> str:
+        """How a call of ``routine``, a ``LOCAL`` routine of a module that is not the caller's, is refused."""
+        return (f"a LOCAL {routine.data.upper()} of another module of the task "
+                f"({self._at(routine, self.routine_file(routine))}): no other module can call it (the controller "
+                "does not link this call)")
 
     def declare_deferred(self) -> None:
         """The module data whose value reads a module read after it: declared again until no more gets a value."""
@@ -504,26 +513,18 @@ class _Flow(calls.Texts):
             still = []
             for decl, file in self._deferred:
                 key = _declared_key(decl)
-                data = self.module_data.pop(key)
-                own = key in self.foreign_local  # (its module's own: read again, it hides no other module's)
-                self.foreign_local.discard(key)
-                with self.in_file(file):
+                with self.in_file(file, decl.meta.start_pos):
+                    data = self.module_data.pop(key)
                     self.declare_other(decl)
-                if own:
-                    self.foreign_local.add(key)
-                if self.module_data[key].value is None:
-                    self.module_data[key] = data
-                    still.append((decl, file))
+                    if self.module_data[key].value is None:
+                        self.module_data[key] = data
+                        still.append((decl, file))
             if len(still) == len(self._deferred):
                 return
             self._deferred = still
 
     def declare_other(self, decl: Tree) -> None:
-        """A module datum of the file being read (:meth:`in_file`); another module's reads are no read of a cycle."""
-        key = _declared_key(decl)
-        if key in self.foreign_local or key in self.module_data and _is_local(decl):  # (another module's own of
-            self.foreign_local.discard(key)  # this name: this module's reads its own; a LOCAL one here hides another
-            self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)  # module's global)
+        """A module datum of the module being read (:meth:`in_file`); another file's reads are no read of a cycle."""
         with self.not_reading() if self.file else contextlib.nullcontext():
             self.declare(decl, self.module_data)
 
@@ -1175,7 +1176,7 @@ class _Flow(calls.Texts):
         if self._motions_in(trap, frozenset(("clearpath",))):  # (the motion it cuts short stops anywhere, and the
             # program goes on: _Motions.standing_value; ExitCycle restarts the cycle, RestoPath ends the stored motion)
             self.path_cut = self.path_cut or f"TRAP {name} connected at {self._at(statement, self.file)}"
-        self.visited.add(name.lower())
+        self.visited[id(trap)] = trap
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))
 
@@ -1292,9 +1293,10 @@ class _Flow(calls.Texts):
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
         """The data some statement of the task may give a value (a routine it passes them to too), and those a TRAP
         may (at any time once connected)."""
-        return (frozenset().union(*(self.summary(r).assigns for r in (*self.routines, *self.procs.values(),
-                                                                         *self.funcs.values()))),
-                frozenset().union(*(self.summary(t).assigns for t in self.traps.values())))
+        other = [r for r in self.task_routines if id(r) in self.origin]
+        return (frozenset().union(*(self.summary(r).assigns for r in (
+                    *self.routines, *(r for r in other if r.data != "trap")))),
+                frozenset().union(*(self.summary(t).assigns for t in (*self.routines, *other) if t.data == "trap")))
 
     def run_call(self, statement: Tree, local: dict[str, _Data]) -> None:
         name = str(statement.children[0])
@@ -1342,8 +1344,8 @@ class _Flow(calls.Texts):
             func = self.funcs[key]
             raise self.error(f"{name} is a FUNC ({self._at(func, self.routine_file(func))}); a FUNC cannot be "
                              f"called as a procedure (its value is used in an expression: x := {name}(...);)", statement)
-        elif ("proc", key) in self.foreign_local:
-            raise _Unsupported(f"{name} is {_LOCAL_TWICE}", statement)
+        elif (hidden := self.scopes.elsewhere("proc", key)) is not None:
+            raise _Unsupported(f"{name} is {self.local_elsewhere(hidden)}", statement)
         else:  # a routine found nowhere: assumed to move nothing; the data passed to it changed from here on
             self.record_change(statement, local)
             self._late_nowhere.setdefault(key, (self.file, statement))
@@ -1377,12 +1379,12 @@ class _Flow(calls.Texts):
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
                                    *_location(statement), self.file))
             return
-        self.visited.add(key)
+        self.visited[id(routine)] = routine
         first, stood_reads = len(self.steps), self._stood_reads
         self._quiet += [name] if quiet else []
         try:
             if scope is not None:
-                with self.in_file(self.routine_file(routine)):
+                with self.in_file(self.routine_file(routine), routine.meta.start_pos):
                     self.run_routine(routine, scope)
         finally:
             del self._quiet[len(self._quiet) - quiet:]
@@ -1437,7 +1439,7 @@ class _Flow(calls.Texts):
     def found_nowhere(self, key: str) -> bool:
         """Whether ``key`` names no routine of the task and no instruction thermocomp knows."""
         return key not in _KNOWN and key not in self.procs and key not in self.funcs \
-            and ("proc", key) not in self.foreign_local
+            and self.scopes.elsewhere("proc", key) is None
 
     def note_found_nowhere(self, entry: list[Tree]) -> tuple[tuple[str, int, int, int], ...]:
         """A note for each routine found nowhere that a cycle may call; returns ``(name, file, line, column)`` of each
@@ -1455,6 +1457,12 @@ class _Flow(calls.Texts):
                 f"{self._at(line, file)}) are passed over, assuming it moves nothing and changes "
                 "nothing but the data passed to it (a motion that reads those after a call is refused); their time is "
                 "not in the time estimate (give its module with --module FILE to have it followed)"))
+
+    def entry_module(self) -> int:
+        """The module of this file whose PROC ``--entry`` names (none does: the file's first)."""
+        key = self.task.options.entry.lower()
+        return next((m for m in self._module_starts[0][1] if id(self.scopes.seen(m)["proc"].get(key)) in
+                     {id(r) for r in self.routines}), self.module)
 
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``); without a ``main``, or an empty one, every parameterless PROC of the
@@ -1497,7 +1505,7 @@ class _Flow(calls.Texts):
         unrun = []
         for routine in self.routines:
             name = self._routine_name(routine)
-            if name.lower() in self.visited:
+            if id(routine) in self.visited:
                 continue
             n_moves = len(self._motions_in(routine, _AXES))
             if n_moves:
@@ -1522,7 +1530,7 @@ class _Flow(calls.Texts):
                 and isinstance(call.children[1].children[0], Tree)
                 and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
             unrun = _Spans([] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(
-                "proc") if self._routine_name(r).lower() not in self._reach[0]])  # (the reach found once for the task)
+                "proc") if id(r) not in self._reach[0]])  # (the reach found once for the task)
             for token in (node.children[0] for node in module_tree.find_data("name")):
                 if token.start_pos not in size_only and not (str(token).lower() in consts
                                                              and token.start_pos in unrun):
@@ -1547,21 +1555,20 @@ class _Flow(calls.Texts):
         return passes.unread(uses, [g for g in given if g[0] not in held], self.steps, self.per_pass)
 
     @functools.cached_property
-    def _reach(self) -> tuple[dict[str, Tree], bool]:
-        """The routines a cycle may run, by name (lower case), and whether one holds a late-bound call; found once."""
-        named = {self._routine_name(r).lower(): r for r in self.routines}
-        reached: dict[str, Tree] = {}
-        seen, todo, late = set(), list(self.visited), False
+    def _reach(self) -> tuple[dict[int, Tree], bool]:
+        """The routines a cycle may run (those run and those they may call), by id, and whether one holds a late-bound
+        call; found once. A call is followed to the routine its caller's module sees (:class:`.rapid_scope.Scopes`)."""
+        reached: dict[int, Tree] = {}
+        todo, late = list(self.visited.values()), False
         while todo:
-            key = todo.pop()
-            if key in seen:
+            routine = todo.pop()
+            if id(routine) in reached:
                 continue
-            seen.add(key)
-            routine = named.get(key) or self.procs.get(key) or self.funcs.get(key) or self.traps.get(key)
-            if routine is not None:
-                reached[key] = routine
-                late = late or self.summary(routine).late
-                todo += self.summary(routine).calls
+            reached[id(routine)] = routine
+            late = late or self.summary(routine).late
+            seen = self.scopes.seen(self.routine_module(routine))
+            todo += [r for r in (next((seen[kind][key] for kind in ("proc", "func", "trap") if key in seen[kind]), None)
+                                 for key in self.summary(routine).calls) if r is not None]
         return reached, late
 
 

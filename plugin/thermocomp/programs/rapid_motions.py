@@ -707,7 +707,7 @@ class _Motions:
             value = [zone_text.lower() == "fine"]
         else:  # (a zonedata of the task, declared or written there)
             try:
-                with self.not_reading(), self.in_file(motion.file):
+                with self.not_reading(), self.in_file(motion.file, motion.statement.start):
                     value = self.evaluate(zone, None)
             except _Unsupported:
                 pass
@@ -752,7 +752,7 @@ class _Motions:
             data, path = self.element(node, local)
             self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
         declared = data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers")
-        with self.in_file(data.file if declared else self.file):  # (the text is the declaration's)
+        with self.in_file(data.file if declared else self.file, None):  # (the text is the declaration's)
             text_node, in_numbers = data.node if declared and not path else node, False
             if declared and path:  # (in_numbers: an element of an array written as one NUMBERS token)
                 a, b, sub = self.element_span(data.node, path)

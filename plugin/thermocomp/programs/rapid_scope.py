@@ -1,10 +1,13 @@
 """What the RAPID controller refuses to load although it parses (a grammar cannot count names): a reserved word as a
 name, two objects of one name in one scope, a GOTO to no label of its routine or into a branch or loop it stands
 outside of (ABB, "Technical reference manual - RAPID kernel": "Reserved words", "Scope rules"; "RAPID Instructions":
-GOTO, "Limitations"). Each refusal names the file, line and column of the second object.
+GOTO, "Limitations"). Each refusal names the file, line and column of the second object. And the names each module
+of a task sees (:class:`Scopes`, "Scope rules").
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator, MutableMapping
 
 from lark import Token, Tree
 
@@ -148,3 +151,66 @@ def _check_routine(routine: Tree, path: str) -> None:
             raise _refuse(f"GOTO {target}: label {target} (line {label.meta.line}) stands in "
                           f"{_BLOCKS[outside[0].data]} (line {outside[0].meta.line}) this GOTO is outside of; a GOTO "
                           "enters a branch or a loop only from within it", target, path)
+
+
+#: The kinds of names a module declares, each looked up in its own table (a datum, a PROC, a FUNC, a TRAP).
+KINDS = ("data", "proc", "func", "trap")
+
+
+class Visible(MutableMapping):
+    """The names of one kind that one module of the task sees (RAPID kernel, "Scope rules"): its own ``LOCAL`` ones,
+    which hide the task's global ones of their name in that module only, then the task's global ones (every
+    module's declarations not ``LOCAL``). A routine's own data and parameters hide both (the walker looks them up
+    first). An existing name is changed where it lives; a new one goes to the task's (a ``LOCAL`` declaration is
+    put in :attr:`own` by its reader, :meth:`Scopes.table`)."""
+
+    __slots__ = ("own", "task")
+
+    def __init__(self, own: dict, task: dict) -> None:
+        self.own, self.task = own, task
+
+    def __getitem__(self, key: str):
+        return self.own[key] if key in self.own else self.task[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.own or key in self.task
+
+    def get(self, key: str, default=None):
+        return self.own[key] if key in self.own else self.task.get(key, default)
+
+    def __setitem__(self, key: str, value) -> None:
+        (self.own if key in self.own else self.task)[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del (self.own if key in self.own else self.task)[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.own
+        yield from (key for key in self.task if key not in self.own)
+
+    def __len__(self) -> int:
+        return len(self.own) + sum(key not in self.own for key in self.task)
+
+
+class Scopes:
+    """The names of a task's modules (numbered in file order, a file's modules in written order): the global ones of
+    each kind (:data:`KINDS`), each module's ``LOCAL`` ones, and what each module sees (:meth:`seen`). A name is
+    looked up routine -> module -> task: a routine's data hide its module's, a module's ``LOCAL`` ones the task's."""
+
+    def __init__(self, n_modules: int) -> None:
+        self.task: dict[str, dict] = {kind: {} for kind in KINDS}
+        self.own: list[dict[str, dict]] = [{kind: {} for kind in KINDS} for _ in range(n_modules)]
+        self._seen = [{kind: Visible(own[kind], self.task[kind]) for kind in KINDS} for own in self.own]
+
+    def seen(self, module: int) -> dict[str, Visible]:
+        """What module ``module`` sees, by kind."""
+        return self._seen[module]
+
+    def table(self, module: int, kind: str, local: bool) -> dict:
+        """Where a declaration of ``kind`` in ``module`` goes: the module's own (``local``: ``LOCAL``) or the task's."""
+        return (self.own[module] if local else self.task)[kind]
+
+    def elsewhere(self, kind: str, key: str):
+        """The first ``LOCAL`` declaration of ``kind`` named ``key`` of any module (one other modules cannot see),
+        or None."""
+        return next((own[kind][key] for own in self.own if key in own[kind]), None)
