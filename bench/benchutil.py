@@ -29,6 +29,20 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - t0, result
 
 
+def cpu_medians(read: Callable[[str], object], texts: dict[str, str], repeats: int,
+                motions: Callable[[str], int]) -> dict[str, float]:
+    """Median CPU seconds [s] of ``read`` (a program reader, warm) on each of ``texts``, ``repeats`` rounds alternating
+    between them; each reading must hold ``motions(kind)`` motions and nothing it left as written (every motion read)."""
+    cpu: dict[str, list[float]] = {kind: [] for kind in texts}
+    for _ in range(repeats):
+        for kind, text in texts.items():
+            c0 = time.process_time()
+            program = read(text)
+            cpu[kind].append(time.process_time() - c0)
+            assert len(program.motions) == motions(kind) and not program.unsupported, kind  # type: ignore[attr-defined]
+    return {kind: median(v) for kind, v in cpu.items()}
+
+
 def median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
 

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from benchutil import cpu_medians
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -141,14 +142,7 @@ def read_interleaved(n: int, language: str, repeats: int = 3) -> dict:
             return rapid_program_from_text(text, "cell.mod", options=RapidOptions(max_motions=10 * n))
         return urscript_program_from_text(text, "cell.script", max_motions=10 * n)
     read(interleaved_texts(100, language)["mixed"])  # (warm: the parsers built)
-    cpu: dict[str, list[float]] = {kind: [] for kind in texts}
-    for _ in range(repeats):
-        for kind, text in texts.items():
-            c0 = time.process_time()
-            program = read(text)
-            cpu[kind].append(time.process_time() - c0)
-            assert len(program.motions) == (0 if kind == "others" else n), kind  # (every motion read)
-    out = {kind: float(np.median(v)) for kind, v in cpu.items()}
+    out = cpu_medians(read, texts, repeats, lambda kind: 0 if kind == "others" else n)
     return {**out, "n": n, "language": language, "repeats": repeats,
             "ratio": out["mixed"] / (out["motions"] + out["others"])}
 

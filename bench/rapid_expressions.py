@@ -13,9 +13,9 @@ Run: ``.venv/bin/python bench/rapid_expressions.py [--motions 20000] [--repeats 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from benchutil import cpu_medians
 
 #: Issue 35, "no cliff": an Offs motion is read within this factor of a plain (inline) one's cost.
 OFFS_FACTOR = 3.0
@@ -47,15 +47,7 @@ def measure(n: int, repeats: int = 3) -> dict:
         return rapid_program_from_text(text, "cell.mod", options=RapidOptions(max_motions=10 * n))
 
     read(texts(100)["offs"])  # (warm: the parsers built)
-    modules = texts(n)
-    cpu: dict[str, list[float]] = {kind: [] for kind in modules}
-    for _ in range(repeats):
-        for kind, text in modules.items():
-            c0 = time.process_time()
-            program = read(text)
-            cpu[kind].append(time.process_time() - c0)
-            assert len(program.motions) == n and not program.unsupported, kind  # (every motion read)
-    out = {kind: float(np.median(v)) for kind, v in cpu.items()}
+    out = cpu_medians(read, texts(n), repeats, lambda kind: n)
     return {**out, "n": n, "repeats": repeats, "ratio": out["offs"] / out["plain"]}
 
 
