@@ -261,6 +261,23 @@ class _Mark:
 _NO_MARK = _Mark()
 
 
+@dataclass
+class _Running:
+    """The assignment or call statement the walker runs (:meth:`.rapid_flow._Flow.run_statement`): where a FUNC its
+    expressions call gives module data values (:meth:`_Declarations.evaluate_func`), once."""
+
+    statement: Tree
+    #: ``(id of a call, id of its caller's scope)`` of a FUNC that gave module data values -> (that scope, its value
+    #: and type): the statement's parts evaluated again (an ``Offs`` of it read for its text) give no value twice.
+    done: dict[tuple[int, int], tuple[object, tuple[object, str]]] = dataclasses.field(default_factory=dict)
+    #: The module data its FUNCs gave values (lower case): their marks outlive the FUNC's evaluation.
+    given: set[str] = dataclasses.field(default_factory=set)
+    #: How many values its FUNCs gave module data (a FUNC that called one that gave one is kept in :attr:`done` too).
+    gave: int = 0
+    #: The ids of the ``func_call`` nodes of :attr:`statement` (found when first needed).
+    calls: set[int] | None = None
+
+
 class _Declarations:
     """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
 
@@ -277,6 +294,11 @@ class _Declarations:
     _behind: dict[int, tuple[Tree, str]]
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
+    #: The statement being run whose FUNCs may give module data values (:class:`_Running`); None elsewhere (a
+    #: condition, a loop's bounds, a look ahead), where such a FUNC is not evaluated.
+    running: _Running | None = None
+    #: The call of the outermost FUNC being evaluated (:meth:`evaluate_func`).
+    _func_call: Tree | None = None
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -765,10 +787,18 @@ class _Declarations:
                            "functions and the task's own FUNCs)", node)
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
-        """A call of the task's own ``FUNC`` whose body holds only declarations, own assignments and ``RETURN``."""
+        """A call of the task's own ``FUNC`` whose body holds only declarations, assignments and ``RETURN``. Its own
+        data are its own; a module datum it assigns is given its value (as a PROC's assignment gives it, the datum
+        holding it after the call) only where the walker runs the statement holding the call (:attr:`running`), once
+        however often that statement's parts are evaluated; anywhere else (a condition, a loop's bounds, a look
+        ahead) such a FUNC is not evaluated."""
+        running = self.running
+        if running is not None and (id(node), id(local)) in running.done:
+            return running.done[id(node), id(local)][1]
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
-        marks = dict(self.marks)
+        marks, outer, gave = dict(self.marks), self._func_call, 0 if running is None else running.gave
+        self._func_call = outer if self._funcs_run else node
         self._funcs_run.append(name.lower())
         try:
             scope = self.bind_arguments(func, node.children[1] if len(node.children) > 1 else None, local, node)
@@ -781,13 +811,21 @@ class _Declarations:
                 elif kind == "assign":
                     root = self.changed_root(statement.children[0])
                     key = None if root is None else str(root).lower()
-                    if key not in scope or key in self._by_reference.get(id(scope), ()):
+                    own = key in scope and key not in self._by_reference.get(id(scope), ())
+                    if not own and (key in scope or key not in self.module_data or not self._gives_here()):
                         raise _Unsupported(f"function {name} assigns data that is not its own", statement)
+                    if not own:  # (a module datum: a value known only while running refused naming what it reads)
+                        self.evaluate(statement.children[-1], scope)
+                        running.given.add(key)  # type: ignore[union-attr,arg-type]
+                        running.gave += 1  # type: ignore[union-attr]
                     self.assign(statement, scope)
-                    if _changed(self.marks) != _changed(marks):
+                    if self.changed_at(key) is not None:  # type: ignore[arg-type]
                         raise _Unsupported(f"function {name}: a value known only while running", statement)
                 elif kind == "return_stmt" and statement.children:
-                    return self.evaluate_as(statement.children[0], scope, rtype), rtype
+                    found = self.evaluate_as(statement.children[0], scope, rtype), rtype
+                    if running is not None and running.gave != gave:
+                        running.done[id(node), id(local)] = (local, found)
+                    return found
                 else:
                     construct = "a statement" if not kind else kind.replace("_stmt", "").upper()
                     raise _Unsupported(f"function {name} is not evaluated: it holds {construct} (only declarations, "
@@ -795,7 +833,18 @@ class _Declarations:
             raise _Unsupported(f"function {name} ends without RETURN", node)
         finally:
             self._funcs_run.pop()
-            self.marks = marks
+            self._func_call = outer
+            self.marks = marks if running is None else {**marks, **{k: self.marks[k] for k in running.given
+                                                                    if k in self.marks}}
+
+    def _gives_here(self) -> bool:
+        """Whether the FUNC being evaluated is called from the statement being run (:attr:`running`)."""
+        running = self.running
+        if running is None:
+            return False
+        if running.calls is None:
+            running.calls = {id(sub) for sub in running.statement.find_data("func_call")}
+        return id(self._func_call) in running.calls
 
     # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
@@ -1047,10 +1096,6 @@ class _Declarations:
             found[0].flags.writeable = False
             self._cache[("frame", id(value), dtype)] = (value, found)
         return found
-
-
-def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:
-    return {key: mark.changed for key, mark in marks.items() if mark.changed is not None}
 
 
 def _number(value: object) -> bool:

@@ -46,6 +46,7 @@ from thermocomp.programs.rapid_data import (
     _known,
     _location,
     _number,
+    _Running,
     _T_from_pose,
     _Unknown,
     _Unsupported,
@@ -223,9 +224,13 @@ class Summary:
         func = self._seen["func"].get(key)
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
-        elif key not in self._calling and (motion := self._merge(self._flow.summary(func, self._calling), sub).motion):
-            at = self._at(sub)  # (a FUNC may hold any instruction)
-            self._found(f"{motion} (in FUNC {name}, called at {at})", f"{motion} (in {name}, called at {at})")
+        elif key not in self._calling:
+            inner = self._merge(self._flow.summary(func, self._calling), sub)
+            self.mutates |= bool(inner.changed)  # (module data it gives: a FOR's pass may leave them other values)
+            if inner.motion:  # (a FUNC may hold any instruction)
+                at = self._at(sub)
+                self._found(f"{inner.motion} (in FUNC {name}, called at {at})",
+                            f"{inner.motion} (in {name}, called at {at})")
 
     def assign(self, sub: Tree) -> None:
         self.mutates = True
@@ -718,7 +723,11 @@ class _Flow(calls.Texts):
             raise _Unsupported(f"{found}: a motion inside FUNC {sub.children[0]}, called in an expression here, is "
                                f"followed only where an assignment takes its value (x := {sub.children[0]}(...);)",
                                statement)
-        return run(self, statement, local)
+        running, self.running = self.running, _Running(statement) if statement.data in ("assign", "call") else None
+        try:  # (where its FUNCs may give module data values: evaluate_func)
+            return run(self, statement, local)
+        finally:
+            self.running = running
 
     def run_moving_func(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``x := F(...);`` whose FUNC ``F`` moves the robot (RAPID allows any instruction in a FUNC): its body run as
