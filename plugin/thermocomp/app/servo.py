@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.compensation.compensate import ProgressCallback, announce_phase
+from thermocomp.compensation.compensate import ProgressCallback, _phase_progress, announce_phase
 from thermocomp.deformation.timelaw import TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
@@ -80,7 +80,7 @@ def _phase(progress: ProgressCallback | None, name: str, total: int, unit: str, 
     into ``progress(done, total)``. A phase not ``counted`` reaches only a callback that knows phases (a
     :class:`~thermocomp.cli.progress.ProgressBar`): a plain ``(done, total)`` function sees the counted phase only."""
     announce_phase(progress, name, total, unit)
-    target = progress if counted or getattr(progress, "phase", None) is not None else None
+    target = progress if counted else _phase_progress(progress)
     done = 0
 
     def step(n: int = 1) -> None:

@@ -159,7 +159,7 @@ def joint_reference(model, path: CartesianPath, q_seed: ArrayLike, rate_hz: floa
         seed = result.q[-1]
         if step is not None:
             step(stop - start)
-    jumps = np.max(np.abs(np.diff(q, axis=0)), axis=1) > 0.1 if N > 1 else np.zeros(0, dtype=bool)
+    jumps = np.max(np.abs(np.diff(q, axis=0)), axis=1) > 0.1  # (one sample: none)
     if np.any(jumps):
         raise InputError("--path: the inverse kinematics changed configuration branch along the path",
                          **path.where(int(np.argmax(jumps)) + 1))
