@@ -366,7 +366,7 @@ class _Flow(calls.Texts):
             self._module_starts[file][1].append(m)
         self.module_of: dict[int, int] = {}  # id of each routine of the task -> its module
         self.task_routines: list[Tree] = []  # the task's routines, in the order read
-        self.enter_module(next((m for m, (file, _) in enumerate(self.modules) if file == 0), 0))
+        self.enter_module(0)  # (the program's first module: the files' modules are numbered from the program's on)
         self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
         self._behind = {}

@@ -863,9 +863,8 @@ class Flow(calls.Texts):
         if args or kwargs:
             raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
                               "at, after a motion of the program to a known target)", node)
-        start = self.sequence_starts[-1]
-        motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[start:])
-                       if isinstance(step, MotionRun)), None)
+        run = self._last_run()
+        motion = None if run is None else run.take([len(run) - 1]).motions()[0]
         why = None
         if self.unsupported:  # (a motion left as written may have moved the robot since)
             why = (f"a construct before it is not followed (line {self.unsupported[0].line}): where the robot stands "
@@ -899,13 +898,15 @@ class Flow(calls.Texts):
         there is none. Two motions of one statement to one target are one key, wherever they stand in the steps."""
         if self.unsupported:
             return self.unsupported[0].line
+        step = self._last_run()
+        return None if step is None else self._once(("standing", id(step)), lambda: _last_motion_key(step))
+
+    def _last_run(self) -> MotionRun | None:
+        """The last motion step of the sequence being followed (past the waits after it), None where there is none."""
         k = len(self.steps) - 1
         while k >= self.sequence_starts[-1] and not isinstance(self.steps[k], MotionRun):
-            k -= 1  # (past the waits after it)
-        if k < self.sequence_starts[-1]:
-            return None
-        step = self.steps[k]
-        return self._once(("standing", id(step)), lambda: _last_motion_key(step))
+            k -= 1
+        return self.steps[k] if k >= self.sequence_starts[-1] else None
 
     def _blend(self, motion: Motion) -> float | None:
         """The blend radius ``r`` [m] of ``motion`` as written, 0 by default; None when it is not a number."""
