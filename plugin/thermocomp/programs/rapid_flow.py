@@ -190,6 +190,11 @@ class Summary:
     def _at(self, sub: Tree) -> str:
         return self._flow._at(sub, self._file)
 
+    def _callee(self, name: Token, kind: str) -> tuple[str, str, Tree | None]:
+        """``name`` as written and as a key (added to :attr:`calls`), and the routine of ``kind`` its module sees."""
+        self.calls.add(key := str(name).lower())
+        return str(name), key, self._seen[kind].get(key)
+
     def moves(self, sub: Tree) -> tuple[int, int, int]:
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
@@ -206,10 +211,7 @@ class Summary:
 
     def connect_stmt(self, sub: Tree) -> None:
         """A TRAP runs at times known only while running: what it holds is this one's (itself again adds nothing)."""
-        name = str(sub.children[-1])
-        key = name.lower()
-        self.calls.add(key)
-        trap = self._seen["trap"].get(key)
+        name, key, trap = self._callee(sub.children[-1], "trap")
         if trap is None:
             self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
         elif key not in self._calling:
@@ -218,10 +220,7 @@ class Summary:
             self._found(inner.blocker and f"{inner.blocker} (in TRAP {name}, connected at {self._at(sub)})")
 
     def func_call(self, sub: Tree) -> None:
-        name = str(sub.children[0])
-        key = name.lower()
-        self.calls.add(key)
-        func = self._seen["func"].get(key)
+        name, key, func = self._callee(sub.children[0], "func")
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
         elif key not in self._calling:
@@ -248,10 +247,7 @@ class Summary:
     def call(self, sub: Tree) -> tuple[int, int, int]:
         """An instruction or a routine, classed in the order the walker runs them (:meth:`_Flow.run_call`); its
         steps and statements (a motion or a wait one step, a routine's at least one, another module's one statement)."""
-        flow, name = self._flow, str(sub.children[0])
-        key = name.lower()
-        self.calls.add(key)
-        routine = self._seen["proc"].get(key)
+        flow, (name, key, routine) = self._flow, self._callee(sub.children[0], "proc")
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
@@ -264,7 +260,7 @@ class Summary:
             # (a routine of 10,000 motions: each named only while none is; a TRAP's StopMove, ClearPath, StartMove or
             # ExitCycle cuts short or restarts the motions the program holds and adds no point: it moves nothing)
             if self.motion is None and not (self._trap and key in _PATH_STOPS):
-                self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
+                self._found(found := f"{name} at {self._at(sub)}", found)
         elif key in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
         elif key in self._seen["func"] and routine is None:
@@ -758,25 +754,22 @@ class _Flow(calls.Texts):
             condition, body = statement.children[0], statement.children[-1]
             if not self.summary(body).steps or self._decided_value(condition, local) is not True:
                 return False
-            changes = list(self._changes_in(body, ()))
+            changes = [(change, heads, None if change.data != "assign" else  # (its datum's key; "": none's)
+                        str(self.changed_root(change.children[0]) or "").lower()) for change, heads in
+                       self._changes_in(body, ())]
             watched, grown = _names_read(condition), True
             while grown:
                 grown = False
-                for change, heads in changes:
-                    if change.data != "assign":
-                        if self.summary(change).assigns & watched:
-                            return False  # (a call, a loop or an instruction that changes it: a search's found point)
-                        continue
-                    root = self.changed_root(change.children[0])
-                    if root is None or str(root).lower() not in watched:
+                for change, heads, root in changes:
+                    if root is None and self.summary(change).assigns & watched:
+                        return False  # (a call, a loop or an instruction that changes it: a search's found point)
+                    if root is None or root not in watched:
                         continue
                     reads = set().union(*map(_names_read, (change.children[-1], *heads)))
                     if any(self._decided_value(node, local) is None for node in (change.children[-1], *heads)):
                         return False
                     grown, watched = grown or not reads <= watched, watched | reads
-            given = {str(root).lower() for change, _ in changes if change.data == "assign"
-                     and (root := self.changed_root(change.children[0])) is not None}
-            return bool(_names_read(condition) & given)
+            return bool(_names_read(condition) & {root for _, _, root in changes})
 
     def _changes_in(self, body: Tree, heads: tuple[Tree, ...]) -> Iterator[tuple[Tree, tuple[Tree, ...]]]:
         """Each statement of ``body`` but an ``IF`` or ``TEST`` (whose bodies are entered), with the conditions and
