@@ -255,7 +255,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, tuple[Token, MoveStatements]] = {}  # id of each MOVES token -> it, its statements
         self._run_count = 0  # motions of runs followed (for progress)
-        self._cycle_body: Tree | None = None  # the last entry routine's body
 
 
 __all__ = ["MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text", "rapid_parser", "rapid_program_from_text",

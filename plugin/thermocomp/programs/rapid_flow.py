@@ -124,7 +124,7 @@ class Summary:
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
         routine = node.data in ("proc", "func", "trap")
         self._flow, self._calling, self._file = flow, calling, flow.routine_file(node)
-        self._seen = flow.scopes.seen(flow.routine_module(node))  # (the routines its module calls by their names)
+        self._seen = flow.scopes.seen[flow.routine_module(node)]  # (the routines its module calls by their names)
         self._trap = node.data == "trap"  # (its path stops and ExitCycle move nothing: call)
         params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
         self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
@@ -371,12 +371,10 @@ class _Flow(calls.Texts):
         self._counters: set[int] = set()  # ids of the counters (name tokens) of the FOR loops run (:meth:`run_pass`)
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
-        for module_tree in self.task_trees:
-            self.as_assignments(module_tree)
+        self.as_assignments()
         self.declare_deferred()
         entry = self.entry_routines()
-        if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
-            self._cycle_body = _body(entry[-1])
+        self._cycle_body = _body(entry[-1]) if entry else None  # (its last statement may be the production loop)
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
@@ -411,12 +409,12 @@ class _Flow(calls.Texts):
                    "statements_run": self.statements_run, **call_sites},
         )
 
-    def as_assignments(self, tree: Tree) -> None:
-        """Each call in ``tree`` of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
+    def as_assignments(self) -> None:
+        """Each call in the task of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
         assignment it is, in place (``Incr n;``: ``n := n + 1;``, its position the call's): it is then followed as
         one everywhere, in a FOR or a counted WHILE, at the top, from cycle to cycle. Only the statements are visited
         (not their expressions: a 30,000-motion routine's every node took a twentieth of its reading)."""
-        pending = [tree]
+        pending = list(self.task_trees)
         while pending:
             node = pending.pop()
             pending += [c for c in node.children if isinstance(c, Tree) and c.data in _HOLDING_STATEMENTS]
@@ -444,7 +442,7 @@ class _Flow(calls.Texts):
     def enter_module(self, module: int) -> None:
         """The walker reads module ``module``: the names it sees ("Scope rules", :class:`.rapid_scope.Scopes`)."""
         self.module = module
-        seen = self.scopes.seen(module)
+        seen = self.scopes.seen[module]
         self.module_data, self.procs, self.funcs, self.traps = seen["data"], seen["proc"], seen["func"], seen["trap"]
 
     @contextlib.contextmanager
@@ -486,7 +484,7 @@ class _Flow(calls.Texts):
         self.routines += [item] if not self.file else []
         self.module_of[id(item)] = self.module
         self.task_routines.append(item)
-        known = self.scopes.seen(self.module)[item.data].get(name.lower())
+        known = self.scopes.seen[self.module][item.data].get(name.lower())
         if known is not None and not _is_local(item):  # (two of one module: refused by check_module)
             first = self._files[self.routine_file(known)]  # (its path, text and lines)
             raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first[0]} "
@@ -889,11 +887,9 @@ class _Flow(calls.Texts):
                 return None
         return bodies[-1] if exhaustive else Tree("body", [])
 
-    def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
+    def _decided_value(self, node: Tree, local: dict[str, _Data]) -> object:
         """The value of condition ``node`` if it reads only known data that nothing in the task changes or that this
         cycle gave a value before (a FOR counter, a parameter, a datum the cycle set from constants); else None."""
-        if not isinstance(node, Tree):
-            return None
         declared = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
                                                      in _DECLARATION_FUNCTIONS and len(t.children) > 1)
                     for t in call.children[1].children[0].iter_subtrees()}
@@ -1453,7 +1449,7 @@ class _Flow(calls.Texts):
         file; else the file's first); without a ``main``, or an empty one, every parameterless PROC of the module no
         routine calls, in file order."""
         entry, key = self.task.options.entry, self.task.options.entry.lower()
-        self.enter_module(next((m for _, m in self._module_starts[0] if (p := self.scopes.seen(m)["proc"].get(key))
+        self.enter_module(next((m for _, m in self._module_starts[0] if (p := self.scopes.seen[m]["proc"].get(key))
                                 is not None and not self.routine_file(p)), self.module))
         found = self.procs.get(key)
         own = found is not None and not self.routine_file(found)
@@ -1554,7 +1550,7 @@ class _Flow(calls.Texts):
                 continue
             reached[id(routine)] = routine
             late = late or self.summary(routine).late
-            seen = self.scopes.seen(self.routine_module(routine))
+            seen = self.scopes.seen[self.routine_module(routine)]
             todo += [r for r in (next((seen[kind][key] for kind in ("proc", "func", "trap") if key in seen[kind]), None)
                                  for key in self.summary(routine).calls) if r is not None]
         return reached, late
@@ -1587,9 +1583,9 @@ def _heads(statement: Tree) -> list[Tree]:
                         [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
 
 
-def _names_read(node: Tree | Token) -> set[str]:
+def _names_read(node: Tree) -> set[str]:
     """The names (lower case) expression ``node`` reads."""
-    return {str(n.children[0]).lower() for n in node.find_data("name")} if isinstance(node, Tree) else set()
+    return {str(n.children[0]).lower() for n in node.find_data("name")}
 
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
