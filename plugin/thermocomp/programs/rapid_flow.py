@@ -146,10 +146,9 @@ class Summary:
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
     def _scan(self, node: Tree) -> tuple[int, int, int]:
-        """Visit the subtrees of ``node`` top-down (each by the method named after its kind, if any); the steps,
-        statements and one path's steps of ``node``: its :data:`_BLOCKS`' summed (a call's and a run of motions' their
-        own; a path's: the largest branch of a :data:`_CHOICES`), a FOR's times its passes. A level of nested blocks
-        takes two Python frames, of calls five (of :data:`.read.READ_FRAMES`)."""
+        """Visit the subtrees of ``node`` top-down (each by the method named after its kind, if any); its steps,
+        statements and path (:class:`Summary`), its :data:`_BLOCKS`' summed. A level of nested blocks takes two Python
+        frames, of calls five (of :data:`.read.READ_FRAMES`)."""
         steps, statements, path = 0, len(node.children) if node.data == "body" else 0, 0
         for child in node.children:
             if not isinstance(child, Tree):
