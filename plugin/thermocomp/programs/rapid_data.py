@@ -279,8 +279,6 @@ class _Running:
 class _Declarations:
     """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
 
-    #: The path's :class:`_Mark` of each datum it changed or gave a value (by lower-case name).
-    marks: dict[str, _Mark]
     #: While a motion runs, the :attr:`_Mark.given` of the data it reads (:meth:`_Flow.run_tagged`); else None.
     _reading: dict[str, tuple[Tree, Tree]] | None = None
     #: Set by :meth:`_Flow.run`: the data of the routine holding the production loop, kept from cycle to cycle
@@ -385,8 +383,6 @@ class _Declarations:
             where = (f"in two modules of the task: {self._files[first.file][0]} (line {first.declared.line}) and here"
                      if first.module != self.module else f"twice in the module (first at line {first.declared.line})")
             raise self.error(f"{name_token} is declared {where}", name_token)
-        if storage == "pers":
-            self.persistent.add(key)  # (another task or the operator may change it)
         self.storages.setdefault(key, set()).add(storage)
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         (scope if local is not None else self.scopes.table(self.module, "data", _is_local(decl)))[key] = _Data(
@@ -888,8 +884,8 @@ class _Declarations:
             statement, self._unresolved[-1]) if self._unresolved else None,  # :meth:`_Flow.check_paths`)
             left=left or (mark.left if steps else None))  # (a whole value given: every element known)
         reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
-        (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
-                                 is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
+        (self.outside.add if any(r in self.outside or "pers" in self.storages.get(r, ()) and self.marks.get(
+            r, _NO_MARK).followed is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
         """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
@@ -985,9 +981,8 @@ class _Declarations:
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
         is the caller's datum an ``INOUT``, ``VAR`` or ``PERS`` parameter of that name is bound to (passed by reference;
-        an ``IN`` parameter is the routine's own copy). A mark of an enclosing
-        construct not resolved (what it may assign, marked at its start) gives way to the statement inside it that
-        changes the datum: a refusal names that statement's line, not the IF's or the WHILE's."""
+        an ``IN`` parameter is the routine's own copy). A mark of an enclosing construct not resolved (what it may
+        assign, marked at its start) gives way to the statement inside it: a refusal names its line, not the construct's."""
         if token is None:
             return
         key = str(token).lower()
