@@ -31,8 +31,7 @@ class FunctionError(ValueError):
 
 def _arg(kind: str, value: object, what: str) -> object:
     """An argument of ``kind`` as the function takes it (a ``whole`` an int, a ``pos`` an array [mm], an ``orient`` a
-    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind (a
-    record's shape, a ``pos``, ``orient``, ``pose`` or ``robtarget``, is the caller's to check: :data:`FUNCTIONS`)."""
+    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind."""
     if kind in ("num", "whole"):
         if isinstance(value, bool) or not isinstance(value, float):
             raise FunctionError(f"{what}: expected a num")
@@ -165,10 +164,9 @@ def _dnum_to_num(value: float, **integer: None) -> float:
     return value
 
 
-#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
-#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`), the
-#: optional arguments each takes, the RAPID type of its value and the function of its arguments read (optional ones
-#: by keyword, None for a switch).
+#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (a record kind is a type of
+#: :data:`.rapid_data.RECORDS`), the optional arguments each takes, the RAPID type of its value and the function of
+#: its arguments read (optional ones by keyword, None for a switch).
 FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
     "offs": (("robtarget", "num", "num", "num"), (), "robtarget",  # (moved along the work object's axes)
              lambda point, dx, dy, dz: [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]),
