@@ -217,7 +217,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
-        self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
         self.outside: set[str] = set()  # data last given a value read from a PERS the cycle did not set (decides no IF)
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
         self.routines: list[Tree] = []  # the program's routines (file 0), in written order

@@ -909,7 +909,7 @@ class _Flow(calls.Texts):
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
             name = key if bound is None else bound.name.lower()  # (a parameter passed a datum of the task: that one)
             if self.changed_at(key) is not None or self.changed_at(name) is not None or name not in self.module_data \
-                    or (name in self.task_changes[0] or name in self.persistent) and self.marks.get(
+                    or (name in self.task_changes[0] or "pers" in self.storages.get(name, ())) and self.marks.get(
                         name, _NO_MARK).followed is None or name in self.outside or name in self.task_changes[1]:
                 return None  # (it may change while running; one the task changes: until this cycle gives it a value
                 # that reads no PERS the cycle did not set, which another task or the operator writes; a TRAP's: never)
