@@ -567,7 +567,9 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
     """
     run = prog.run
     how = prog.extra.get("call_site") or {}
-    call_of = passes.calls_of_points(prog)  # (a table indexed by its calls: one value a call)
+    by_call = prog.extra.get("per_call") or {}  # (a table indexed by its calls, passes.settle: one value a call)
+    tables = passes.groups(prog) if by_call else {}
+    call_of = {i: at for key, called in by_call.items() for i, (at, _, _) in zip(tables[key].tolist(), called)}
     _, text, count = np.unique(run.text_file * (1 << 40) + run.text[:, 0], return_inverse=True, return_counts=True)
     several = np.flatnonzero(count[text] > 1)  # (the points whose text another point has too)
     value = dict(zip(several.tolist(), values.take(pa.array(several, pa.int64())).to_pylist()))
@@ -598,8 +600,7 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
-    if not given:
-        return values
-    at = np.arange(len(values))
-    at[list(given)] = len(values) + np.arange(len(given))
-    return pa.concat_arrays([values, pa.array(list(given.values()), pa.string())]).take(pa.array(at))
+    mask = np.zeros(len(values), dtype=bool)
+    mask[list(given)] = True
+    return pc.replace_with_mask(values, pa.array(mask), pa.array([given[i] for i in np.flatnonzero(mask).tolist()],
+                                                                 pa.string()))

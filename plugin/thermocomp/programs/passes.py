@@ -373,14 +373,6 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def calls_of_points(prog: RobotProgram) -> dict[int, int]:
-    """Each point of a table indexed by its calls (:func:`settle`; ``RobotProgram.extra["per_call"]``): its call
-    (the task-wide offset where its statement sets the index)."""
-    by_call = prog.extra.get("per_call") or {}
-    found = groups(prog) if by_call else {}
-    return {i: at for key, called in by_call.items() for i, (at, _, _) in zip(found[key].tolist(), called)}
-
-
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
                 is_joint: np.ndarray, ok: np.ndarray) -> tuple[list[w.Edit], list[str]]:
     """Write the per-pass texts ``found`` (:func:`groups`) as tables of ``values`` (each point's new text): each run's
@@ -503,7 +495,6 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
     if not declarations:
         return []
     K, step = len(minutes), float(minutes[1] - minutes[0]) if len(minutes) > 1 else 1.0
-    step_text = repr(step)
     heading = f"thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md)."
     if rapid:
         data = w.declarations_edit(prog, [
@@ -512,7 +503,7 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
             "  LOCAL VAR clock tcClock;",
             "  LOCAL VAR bool tcStarted := FALSE;",
             "  PERS num tcOffsetMin := 0;",
-            f"  LOCAL CONST num tcStepMin := {step_text};",
+            f"  LOCAL CONST num tcStepMin := {step!r};",
             *declarations,
         ])
         func = prog.newline.join([
@@ -545,7 +536,7 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
         "  end",
         "end",
         "def tc_k():",
-        f"  k = floor((tc_elapsed_s / 60 + tc_offset_min) / {step_text} + 0.5)",
+        f"  k = floor((tc_elapsed_s / 60 + tc_offset_min) / {step!r} + 0.5)",
         f"  if k > {K - 1}:",
         f"    k = {K - 1}",
         "  end",
