@@ -54,6 +54,10 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
 
+#: RAPID's records whose zero value holds a zero quaternion, no rotation: a ``VAR`` of one declared without a value has
+#: none known (a jointtarget, pos or speeddata starts at zeros, as a num does).
+_ROTATIONS = frozenset(("orient", "pose", "robtarget", "tooldata", "wobjdata", "loaddata"))
+
 #: The components of a speeddata and a zonedata with their units (ABB RAPID reference, "speeddata": the TCP's, the
 #: reorientation's, the linear and rotating external axes' speeds; "zonedata": after ``finep``, the TCP's, the
 #: reorientation's and the external axes' zone radii, then the zone sizes of the reorientation and the axes), and
@@ -414,10 +418,11 @@ class _Declarations:
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (0, FALSE, "", records component by
-        component); None for RAPID's records (a zero quaternion is no rotation) and types not known here."""
+        component); None for RAPID's records holding an orient (a zero quaternion is no rotation) and types not
+        known here."""
         if dtype in _ATOMIC:
             return _ATOMIC[dtype]()
-        fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
+        fields = None if dtype in _ROTATIONS or depth > 8 else self.fields_of(dtype)
         return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
 
     def check_record(self, value: object, dtype: str, where: Tree | Token, what: str = "") -> None:
