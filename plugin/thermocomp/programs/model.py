@@ -114,10 +114,11 @@ class Motion:
 
 @dataclass(frozen=True)
 class Wait:
-    """A pause of known length (RAPID ``WaitTime``, UR ``sleep``) [s]."""
+    """A pause of known length (RAPID ``WaitTime``, UR ``sleep``) [s], in file ``file`` of ``RobotProgram.files``."""
 
     seconds: float
     statement: Span
+    file: int = 0
 
 
 @dataclass(frozen=True)

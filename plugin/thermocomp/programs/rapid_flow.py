@@ -1308,7 +1308,7 @@ class _Flow(calls.Texts):
             seconds = self._as_number(value, positional[0])
             if seconds < 0:
                 raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
-            self.steps.append(Wait(seconds, span_of(statement)))
+            self.steps.append(Wait(seconds, span_of(statement), self.file))
         elif key == "velset":
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)

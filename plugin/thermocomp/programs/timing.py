@@ -127,11 +127,13 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     if np.any(beyond):  # (a cycle that passes MAX_MINUTES, or never ends: named at the step)
         k = int(np.argmax(beyond))
         j = int(np.searchsorted(program.motion_steps, k))  # (the motions before step k: it is motion j, or a wait)
-        waits = [step.statement for step in program.steps if isinstance(step, Wait)]
-        where = Span(*program.run.statement[j].tolist()) if k in program.motion_steps[j:j + 1] else waits[k - j]
+        waits = [step for step in program.steps if isinstance(step, Wait)]
+        motion = k in program.motion_steps[j:j + 1]
+        where = Span(*program.run.statement[j].tolist()) if motion else waits[k - j].statement
+        file = int(program.run.file[j]) if motion else waits[k - j].file
         raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
-                         f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
-                         row=where.line, column=where.column)
+                         f"{durations[k]:.3g} s): a wait or a speed no robot program means",
+                         path=program.files[file][0], row=where.line, column=where.column)
     cycle = float(durations.sum())
     if duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
         cycles = max(1, int(np.ceil(duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
