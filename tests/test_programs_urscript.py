@@ -280,3 +280,27 @@ def test_a_time_beyond_any_time_law_in_another_module_is_named_in_that_module(tm
     assert code == EXIT_INPUT, err
     assert f"Other.mod, line {3 if speed == 'v100' else 4}" in err and "1e+12" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Other.mod", "p.mod"]
+
+
+def test_a_wait_in_another_module_s_routine_that_moves_nothing_counts_in_the_cycle_time(tmp_path, capsys):
+    """A gripper routine of another module (``SetDO ...; WaitTime ...;``, moves nothing) was passed over with its
+    wait: the cycle estimate lacked its time, in silence. The estimate is the one of the same routine written in the
+    program's own module."""
+    move = "MoveL [[{x},0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, fine, tool0;"
+    body = f"    {move.format(x=500)}\n    Grip;\n    {move.format(x=400)}\n"
+    grip = "  PROC Grip()\n    SetDO doGrip, 1;\n    WaitTime 100;\n  ENDPROC\n"
+
+    def estimate(*files: Path) -> str:
+        code = main(["compensate", "--robot", "irb140", "--deformation", "deformations/exaggerated.csv", "--program",
+                     str(files[0]), *[a for f in files[1:] for a in ("--module", str(f))],
+                     "--out", str(tmp_path / f"o{len(files)}.mod")])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        return next(line for line in out.splitlines() if line.startswith("timing estimate"))
+
+    own = tmp_path / "own.mod"
+    own.write_text(f"MODULE P\n  PROC main()\n{body}  ENDPROC\n{grip}ENDMODULE\n")
+    split, other = tmp_path / "split.mod", tmp_path / "Gripper.mod"
+    split.write_text(f"MODULE P\n  PROC main()\n{body}  ENDPROC\nENDMODULE\n")
+    other.write_text(f"MODULE Gripper\n{grip}ENDMODULE\n")
+    assert "cycle 10" in estimate(own) and estimate(split, other) == estimate(own)

@@ -117,6 +117,9 @@ class Summary:
         A routine's own data and parameters; ``written``: the parameters it assigns (as :data:`.rapid_data.WRITES`).
     mutates : bool
         Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
+    waits : bool
+        Whether it may run a ``WaitTime`` (in a routine it calls too): another module's routine that moves nothing is
+        passed over only where it does not, its time counted (:meth:`_Flow.run_call`).
     calls : set[str]
         The names it calls, evaluates or connects (``late``: a late-bound call).
     """
@@ -135,7 +138,7 @@ class Summary:
         self.assigns: set[str] = set()
         self.changed: set[str] = set()
         self.calls: set[str] = set()
-        self.mutates = self.late = False
+        self.mutates = self.late = self.waits = False
         own, counted = getattr(self, node.data, _no_cost)(node), self._scan(node)
         self.steps, self.statements, self.path = own or counted
         self.changed |= self.assigns - self.local
@@ -274,16 +277,18 @@ class Summary:
         elif routine is not None:
             inner = self._merge(flow.summary(routine, self._calling), sub)
             self.mutates |= inner.mutates
+            self.waits |= inner.waits
             if self.motion is None:
                 at = self._at(sub)
                 self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
+        self.waits |= key == "waittime"
         if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
             return 1, 1, 1
         if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
             return int(routine is not None), 1, int(routine is not None)
         other = flow.routine_file(routine) > 0  # (another module's routine: its statements not counted; passed over
-        if other and inner.blocker is None:  # when it moves nothing, run_call)
+        if other and inner.blocker is None and not inner.waits:  # when it moves nothing and waits not, run_call)
             return 0, 1, 0
         return max(inner.steps, 1), 1 if other else 1 + inner.statements, max(inner.path, 1)
 
@@ -1293,8 +1298,9 @@ class _Flow(calls.Texts):
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).blocker is None:
-            # another module's routine that moves nothing: passed over, what it assigns changed from the call on
+        elif (key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).blocker is None
+              and not self.summary(self.procs[key]).waits):
+            # another module's routine that moves nothing and waits not: passed over, what it assigns changed from here
             self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
             if len(positional) != 1:
