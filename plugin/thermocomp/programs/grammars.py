@@ -196,12 +196,9 @@ class RunStatements:
     arg_start, arg_end, arg_of
         Per argument ``(a,)``, in order: its span (whitespace aside; an optional argument's from its ``\\``) and
         its statement.
-
-    A file's runs are split together (:meth:`runs`): one pass of numpy over all of them, each run then its rows of
-    it, so that a run of one statement between two other statements costs about what a statement costs: ``template``
-    (a subclass's :meth:`place` builds it) is the :class:`~thermocomp.programs.model.MotionRun` of the file's
-    statements as their text gives them, and ``rows`` each run's ``(statements, points)`` slices of it (a run's
-    reading takes views of it, :meth:`.model.MotionRun.rows`).
+    template, rows
+        The :class:`~thermocomp.programs.model.MotionRun` of the file's statements as their text gives them (a
+        subclass's :meth:`place` builds it), and a run's ``(statements, points)`` slices of it (:meth:`runs`).
     """
 
     #: The attributes of a run's statements that :meth:`runs` gives each run, by what each is per statement: a place
