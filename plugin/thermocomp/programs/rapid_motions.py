@@ -141,7 +141,7 @@ class MoveStatements(RunStatements):
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
     written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
     ``(p, 4, 4)`` [m] in its frame; per statement, its ``instruction`` as written, its ``kind``'s code and whether
-    it is ``readable`` (the points its instruction takes, each inline one read).
+    it is ``readable`` (the points its instruction takes, each inline one read, each Offs one's numbers a num's).
 
     And the :class:`~thermocomp.programs.model.MotionRun` columns the inline points read give whatever the data
     around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``), the file's
@@ -203,8 +203,9 @@ class MoveStatements(RunStatements):
         self.has_confdata, self.quat = inline & ~joint, np.where(robot, self.values[:, 3:7], np.nan)
         # whether the general rules leave a statement to the columns: it has the points its instruction takes and
         # each inline one read
-        unread = np.zeros(r, dtype=bool)
-        unread[self.point_statement[inline & ~self.read | self.through & joint]] = True  # (MoveAbsJ Offs(...): refused)
+        unread = np.zeros(r, dtype=bool)  # (MoveAbsJ Offs(...): refused; an Offs number beyond a num: the general rules')
+        beyond = ~np.all(np.abs(self.shift) <= NUM_MAX, axis=1)
+        unread[self.point_statement[inline & ~self.read | self.through & (joint | beyond)]] = True
         self.readable = (np.array([g.points for g in signatures], dtype=np.int64)[self.shape_of] == self.n_points) & ~unread
 
     def _read_through(self, at: np.ndarray) -> None:
@@ -535,7 +536,7 @@ class _Motions:
         then the same function (:func:`.rapid_functions.evaluate_function`) of that name's value and its own numbers,
         its ``T_world_tcp`` composed as :meth:`point` composes it, in bulk. Returns the rows read, the distinct
         points, each row's among them and the ``T_world_tcp`` ``(k, 4, 4)`` [m] of its Offs rows, in order; a
-        statement with a point not so read (a number beyond a num too) is cleared from ``regular``."""
+        statement with a point not so read is cleared from ``regular``."""
         resolved: dict[tuple[str, str, int, bool], int | None] = {}
         rows, found, which, bases = [], [], [], []
         for i in at.tolist():
@@ -549,7 +550,7 @@ class _Motions:
                 resolved[key] = None if got is None else len(found)
                 found += [] if got is None else [got[0]]
                 bases += [] if got is None else [got[1]]
-            if resolved[key] is None or through and not np.all(np.abs(st.shift[i]) <= NUM_MAX):
+            if resolved[key] is None:
                 regular[s] = False
             else:
                 rows.append(i)
