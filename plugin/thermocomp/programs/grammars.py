@@ -205,8 +205,7 @@ class RunStatements:
     #: in the text (``"offset"``: less the run's place), places (``"offsets"``: the same where not -1), the number of
     #: a statement (``"index"``: less the run's first) or anything else (``""``). ``POINT``: those per point
     #: (:attr:`point_statement` is each point's statement).
-    STATEMENT: dict[str, str] = {"start": "offset", "instruction_end": "offset", "end": "offset",
-                                 "statement_rows": "", "name_rows": ""}
+    STATEMENT: dict[str, str] = {"start": "offset", "instruction_end": "offset", "end": "offset"}
     POINT: dict[str, str] = {}
     #: Facts of each run (:meth:`runs`): how many of its points have a boolean point column, by the fact's name.
     ANY: dict[str, str] = {}

@@ -148,8 +148,7 @@ class MoveStatements(RunStatements):
     :attr:`template` (placed, :meth:`place`): a run's reading takes them as they are (:meth:`_Motions.run_moves`).
     """
 
-    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "instruction": "",
-                 "kind": "", "readable": ""}
+    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "leaves": "", "kind": "", "readable": ""}
     POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
              "inline": "", "joint": "", "through": "", "base_starts": "offset", "base_ends": "offset", "shift": ""}
     ANY = {"joints": "joint", "inlines": "inline", "throughs": "through"}
@@ -292,16 +291,15 @@ class MoveStatements(RunStatements):
         text, bounds = self.text, self.offsets[i].tolist()
         return [None if a < 0 else text[a:b] for a, b in zip(bounds[0::2], bounds[1::2])]
 
-    def texts(self, part: str, lower: bool = False) -> list[str | None]:
+    def texts(self, part: str) -> list[str | None]:
         """The text of ``part`` in every statement (``None`` where absent)."""
         text = self.text
-        out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
-        return [None if t is None else t.lower() for t in out] if lower else out
+        return [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
 
     def read(self, part: str) -> list[tuple[str | None, int]]:
         """Per statement, the text ``part`` reads in lower case (``None`` where absent; an ``Offs`` or ``RelTool``
         point's the name it moves) and where that starts in the token."""
-        texts, starts = self.texts(part, lower=True), self.starts(part).tolist()
+        texts, starts = [None if t is None else t.lower() for t in self.texts(part)], self.starts(part).tolist()
         if part in ("p1", "p2"):
             for i in np.flatnonzero(self.through & (self.second_point == (part == "p2"))).tolist():
                 s, a, b = int(self.point_statement[i]), int(self.base_starts[i]), int(self.base_ends[i])
