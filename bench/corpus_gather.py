@@ -13,7 +13,9 @@ folder holding one as ``repo``). A module's file name is its path with ``/`` as 
 as the program's; some early rows changed spaces to ``_`` or gave a ``.txt`` module a ``.mod`` suffix, so a module
 is also looked for under those names, then by its base name beside the program. A row whose path is a file of
 another language (``.py``, ``.cs``, ``.md``, ...) holds a program cut out of it by hand (a string, a comment block, a
-code listing): it is not rebuilt. Rows not found or not rebuilt are printed, with why, and left out of the folder's
+code listing): it is not rebuilt. A path ``ARCHIVE!MEMBER`` names a file inside a zip archive of the repository (a
+RobotStudio Pack&Go ``.rspag``, a ``.zip``), read from the archive; a member of an archive inside it is
+``OUTER!INNER/MEMBER``. Rows not found or not rebuilt are printed, with why, and left out of the folder's
 SOURCES.csv.
 """
 
@@ -21,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 #: The suffixes of files that hold a program as a whole (the others hold one inside text of another language).
@@ -47,7 +51,7 @@ def _git(repo: Path, *args: str) -> bytes | None:
 def module_path(row: dict, module: str, files: list[str]) -> str | None:
     """The path in the repository of ``module``, a file name of the ``modules`` column of ``row``."""
     prefix = row["repository"].replace("/", "__") + "__"
-    encoded = {prefix + p.replace("/", "__"): p for p in files}
+    encoded = {prefix + p.replace("/", "__").replace("!", "__"): p for p in files}
     for name in (module, module.replace(" ", "_")):
         found = encoded.get(name) or {k.replace(" ", "_"): v for k, v in encoded.items()}.get(name)
         if found:
@@ -58,6 +62,36 @@ def module_path(row: dict, module: str, files: list[str]) -> str | None:
     here = row["path"].rsplit("/", 1)[0] if "/" in row["path"] else ""
     beside = [p for p in same if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
     return beside[0] if beside else same[0] if len(same) == 1 else None
+
+
+def _archive_members(data: bytes, prefix: str) -> dict[str, bytes]:
+    """Every file of the zip archive ``data`` by its name ``prefix + member`` (``/`` for ``\\``), with the files of
+    the archives inside it as ``prefix + inner + "/" + member``."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        return {}
+    found = {}
+    for info in archive.infolist():
+        if info.is_dir():
+            continue
+        name, member = info.filename.replace("\\", "/"), archive.read(info)
+        found[prefix + name] = member
+        if name.lower().endswith((".zip", ".rspag")):
+            found.update(_archive_members(member, prefix + name + "/"))
+    return found
+
+
+def _tree(repo: Path, commit: str, path: str) -> tuple[bytes | None, list[str], dict[str, bytes]]:
+    """The file ``path`` (``ARCHIVE!MEMBER`` inside an archive) at ``commit``, the paths beside it (the commit's
+    files, or the archive's members as ``ARCHIVE!MEMBER``) and the archive's members by those paths."""
+    if "!" not in path:
+        listing = _git(repo, "ls-tree", "-r", "-z", "--name-only", commit) or b""  # (-z: paths not quoted)
+        return _git(repo, "show", f"{commit}:{path}"), listing.decode("utf-8", "surrogateescape").split("\0"), {}
+    outer = path.split("!", 1)[0]
+    data = _git(repo, "show", f"{commit}:{outer}")
+    members = _archive_members(data, outer + "!") if data else {}
+    return members.get(path), list(members), members
 
 
 def gather(sources: Path, clones: Path, out: Path) -> list[str]:
@@ -72,17 +106,15 @@ def gather(sources: Path, clones: Path, out: Path) -> list[str]:
             missing.append(f"{row['file']}: cut out of a {suffix} file by hand ({row['repository']}, {row['path']})")
             continue
         repo = git_dir(clones, row["repository"])
-        text = repo and _git(repo, "show", f"{row['commit']}:{row['path']}")
+        text, files, members = _tree(repo, row["commit"], row["path"]) if repo else (None, [], {})
         if text is None:
             missing.append(f"{row['file']}: {'no clone' if repo is None else 'not at that commit'} "
                            f"({row['repository']}, {row['path']}, {row['commit']})")
             continue
-        listing = _git(repo, "ls-tree", "-r", "-z", "--name-only", row["commit"]) or b""  # (-z: paths not quoted)
-        files = listing.decode("utf-8", "surrogateescape").split("\0")
         modules = {}
         for module in filter(None, row["modules"].split(";")):
             path = module_path(row, module, files)
-            data = path and _git(repo, "show", f"{row['commit']}:{path}")
+            data = path and (members.get(path) if members else _git(repo, "show", f"{row['commit']}:{path}"))
             if data is None:
                 missing.append(f"{row['file']}: its module {module} is not at {row['commit']}")
                 break

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import io
 import os
 import subprocess
 import sys
 import warnings
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -260,3 +262,57 @@ def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> 
     assert (tmp_path / "out" / "rapid" / "owner__cell__备份__user.sys").read_bytes().startswith(b"MODULE user")
     [entry] = corpus.read_corpus(tmp_path / "out")
     assert entry.program.name == "owner__cell__TASK 1__Main.mod" and entry.modules[0].is_file()
+
+
+def test_gather_reads_a_program_and_its_modules_inside_a_pack_and_go_archive(tmp_path) -> None:
+    """A row whose path is ``ARCHIVE!MEMBER`` (a RobotStudio Pack&Go ``.rspag``, a zip whose names use ``\\``) is read
+    from the archive at the row's commit, its modules from the same archive, and ``OUTER!INNER/MEMBER`` from a zip
+    inside a zip; a member the archive does not hold is "not at that commit"."""
+    spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
+    assert spec is not None and spec.loader is not None
+    gather = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gather)
+    repo = tmp_path / "clones" / "owner+station"
+    repo.mkdir(parents=True)
+
+    def zipped(files: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as z:
+            for name, data in files.items():
+                z.writestr(name, data)
+        return out.getvalue()
+
+    task = "Controller Data\\IRB140\\RAPID\\TASK1\\PROGMOD\\"
+    (repo / "cell.rspag").write_bytes(zipped({task + "Module1.mod": b"MODULE Module1\nENDMODULE\n",
+                                              task + "CalibData.mod": b"MODULE CalibData\nENDMODULE\n"}))
+    (repo / "lab.zip").write_bytes(zipped({"lab.rspag": zipped({"RAPID/Main.mod": b"MODULE Main\nENDMODULE\n"})}))
+    subprocess.run(["git", "-C", str(repo), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a"],
+                   check=True)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    fields = ["file", "language", "repository", "path", "commit", "licence", "class", "robot", "modules", "entry",
+              "note", "gathering"]
+    prefix = "owner__station__cell.rspag__Controller Data__IRB140__RAPID__TASK1__PROGMOD__"
+    rows = [dict.fromkeys(fields, "") | {"file": prefix + "Module1.mod", "language": "rapid", "commit": commit,
+                                          "repository": "owner/station", "modules": prefix + "CalibData.mod",
+                                          "path": "cell.rspag!Controller Data/IRB140/RAPID/TASK1/PROGMOD/Module1.mod"},
+            dict.fromkeys(fields, "") | {"file": "owner__station__lab.zip__lab.rspag__RAPID__Main.mod", "commit": commit,
+                                          "language": "rapid", "repository": "owner/station",
+                                          "path": "lab.zip!lab.rspag/RAPID/Main.mod"},
+            dict.fromkeys(fields, "") | {"file": "owner__station__cell.rspag__Other.mod", "language": "rapid",
+                                          "repository": "owner/station", "path": "cell.rspag!Other.mod",
+                                          "commit": commit}]
+    sources = tmp_path / "SOURCES.csv"
+    with sources.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    missing = gather.gather(sources, tmp_path / "clones", tmp_path / "out")
+    assert missing == [f"owner__station__cell.rspag__Other.mod: not at that commit (owner/station, cell.rspag!Other.mod, "
+                       f"{commit})"]
+    out = tmp_path / "out" / "rapid"
+    assert (out / (prefix + "Module1.mod")).read_bytes() == b"MODULE Module1\nENDMODULE\n"
+    assert (out / (prefix + "CalibData.mod")).read_bytes() == b"MODULE CalibData\nENDMODULE\n"
+    assert (out / "owner__station__lab.zip__lab.rspag__RAPID__Main.mod").read_bytes() == b"MODULE Main\nENDMODULE\n"
