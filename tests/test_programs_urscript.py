@@ -262,3 +262,21 @@ def test_a_rapid_module_given_with_a_urscript_program_is_refused_naming_the_opti
     err = capsys.readouterr().err
     assert code == EXIT_INPUT and f"--module {calib}" in err and "URScript program" in err
     assert not out.exists() and "Traceback" not in err
+
+
+@pytest.mark.parametrize("speed, wait", [("v100", "WaitTime 1E30;"), ("[1E-30,500,5000,1000]", "WaitTime 1;")])
+def test_a_time_beyond_any_time_law_in_another_module_is_named_in_that_module(tmp_path, capsys, speed, wait):
+    """The statement whose time passes the bound (a wait, a motion) is named in the file it is written in: one in a
+    routine of a ``--module`` file was named with the main program's path and the module's line."""
+    main_mod = tmp_path / "p.mod"
+    move = "MoveL [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, fine, tool0;"
+    main_mod.write_text(f"MODULE P\n  PROC main()\n    {move}\n    Slow;\n    {move}\n  ENDPROC\nENDMODULE\n")
+    other = tmp_path / "Other.mod"
+    slow = move.replace("500,0,600", "400,0,600").replace("v100", speed)
+    other.write_text(f"MODULE Other\n  PROC Slow()\n    {wait}\n    {slow}\n  ENDPROC\nENDMODULE\n")
+    code = main(["compensate", "--robot", "irb140", "--deformation", "deformations/exaggerated.csv", "--program",
+                 str(main_mod), "--module", str(other), "--out", str(tmp_path / "o.mod"), "--timed"])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT, err
+    assert f"Other.mod, line {3 if speed == 'v100' else 4}" in err and "1e+12" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Other.mod", "p.mod"]

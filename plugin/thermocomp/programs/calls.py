@@ -91,13 +91,11 @@ class Texts:
 
     def finished(self, scan: Callable[[], Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]],
                  fold: Callable[[str], str]) -> tuple[list[MotionRun | Wait], dict]:
-        """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra on
-        the call sites' targets (:meth:`_call_sites`) and on what each table reads (:meth:`_table_reads`).
-        ``scan()`` reads the task's names once, where a point is named (a program of inline targets never does), and
-        gives ``uses(tabled)``: the task-wide offsets of every use of each name (``fold`` of it) outside the texts
-        ``tabled`` (written as tables). A finding per clashing call goes to ``unsupported``, a note per motion left
-        as written to ``notes``; the notes on constructs not resolved name the motions still followed
-        (:func:`recount_unresolved`, their registry the extra's ``"unresolved"``)."""
+        """The steps with each point's final text, the motions of clashing calls left out, and the writer's extra
+        (:meth:`_call_sites`, :meth:`_table_reads`, ``"unresolved"``: :func:`recount_unresolved`'s registry).
+        ``scan()``, called once where a point is named, gives ``uses(tabled)``: the task-wide offsets of every use of
+        each name (``fold`` of it) outside the texts ``tabled`` (written as tables). A finding per clashing call goes
+        to ``unsupported``, a note per motion left as written to ``notes``."""
         scanned = functools.cache(scan)
 
         def uses(tabled: Collection[tuple[int, int]]) -> dict[str, set[int]]:
@@ -110,15 +108,11 @@ class Texts:
             left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
             dropped: set[int] = set()
             for k, step in enumerate(steps if frozen else ()):
-                if not isinstance(step, MotionRun):
-                    continue
-                hit = np.array([key in frozen for key in step.text_keys()], dtype=bool)
+                hit = np.array([key in frozen for key in step.text_keys()] if isinstance(step, MotionRun) else [], bool)
                 if hit.any():
-                    rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
-                    left[k] = rows
-                    points = np.isin(step.row_of_points(), rows)
-                    at = (step.file[step.row_of_points()] << 40) + step.argument[:, 0]  # (unique in a task's files)
-                    dropped.update(at[points].tolist())
+                    left[k] = rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
+                    dropped.update(start for (start, _), mine in zip(step.argument_keys(),
+                                                                     np.isin(step.row_of_points(), rows)) if mine)
             if not dropped - unfollowed:
                 break
             unfollowed |= dropped
@@ -151,8 +145,7 @@ class Texts:
 
     def _decided(self, uses: Callable[[Collection[tuple[int, int]]], dict[str, set[int]]], fold: Callable[[str], str],
                  unfollowed: set[int]) -> list[MotionRun | Wait]:
-        """The steps, each point's text decided as if those at the offsets ``unfollowed`` were not followed
-        (:meth:`_verdicts`)."""
+        """The steps, each point's text decided by :meth:`_verdicts`."""
         runs = {id(step): step for step in self.steps if isinstance(step, MotionRun) and any(step.name_of_point)}
         if not runs:  # (every target inline: a CAM program)
             return list(self.steps)

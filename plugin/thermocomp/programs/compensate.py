@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp._typing import FloatArray
 from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
@@ -169,8 +169,8 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")
-        return Targets(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
-    if popts.timed:
+        options, minute = replace(options, minutes=minutes), None
+    elif popts.timed:
         minute = timing.point_minutes(0)
         time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max(initial=0.0):.4g} min); "
                      f"{time_law.describe()}")
@@ -182,7 +182,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
         minute = np.full(m, at)
         time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
                      else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
-    return Targets(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
+    return Targets(**flange, time_min=None if minute is None else minute[rows]) if len(rows) else None, options, time_form
 
 
 def point_names(prog: RobotProgram) -> tuple[str, ...]:
@@ -363,8 +363,6 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     written = np.concatenate([jw, pw])
     new, _, conf = versions[0]
     rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
-    differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & (minutes is None))
-    conf_changed = (pw[differs], conf[differs])
     if minutes is None:
         at = np.full(m, -1)
         at[written] = np.arange(len(written))
@@ -387,23 +385,22 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     tables, kept = [], []
     if tabled:  # (per-pass texts: their runs' values become their tables' lookups)
         lookups = values.to_pylist()
-        tables, kept = passes.table_edits(task, tabled, lookups, poses.is_joint, status)
+        tables, kept = passes.table_edits(task, tabled, lookups, poses.is_joint, ok)
         values = pa.array(lookups, pa.string())
     unchanged = values.is_null().to_numpy(zero_copy_only=False)
-    if kept:  # (a target kept as written has no confdata written either)
-        left = ~unchanged[conf_changed[0]]
-        conf_changed = (conf_changed[0][left], conf_changed[1][left])
+    differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1) & ~unchanged[pw]
+                             & (minutes is None))  # (a target kept as written has no confdata written either)
     point_edits = place_texts(task, values, at_argument, form, inline=minutes is not None)
     wanted &= unchanged
     data, n_changed = apply_form(task, point_edits + w.Edits.of(tables + extra), len(point_edits.start), output, ok,
                                  poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else w.split(data, prog)
-    notes = confdata_notes(prog, *conf_changed) + kept
+    notes = confdata_notes(prog, pw[differs], conf[differs]) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
                    notes, modules, np.flatnonzero(wanted))
 
 
-def place_texts(prog: RobotProgram, values: pa.StringArray, at_argument: ArrayLike, form: str, *,
+def place_texts(prog: RobotProgram, values: pa.StringArray, at_argument: np.ndarray, form: str, *,
                 inline: bool = False) -> w.Edits:
     """The edits writing ``values`` ``(m,)`` (each point's new text; null: unchanged).
 
@@ -417,7 +414,6 @@ def place_texts(prog: RobotProgram, values: pa.StringArray, at_argument: ArrayLi
     motion_of = run.row_of_points()
     new = values.dictionary_encode()
     code = new.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)  # (-1: None)
-    at_argument = np.asarray(at_argument, dtype=bool)
     texts, arguments = run.text.copy(), run.argument.copy()  # (m, 4) Span rows, those at their argument moved
     given = np.flatnonzero(at_argument)
     whole = [i for i in given.tolist() if run.whole_argument[i] is not None]
@@ -517,7 +513,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_a, p_a = fk(nominal, q[jw])
         R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
         error_position.append(float(row_norms(p_b - p_a).max()))
-        error_angle.append(_largest_turn(R_a, R_b))
+        error_angle.append(float(row_norms(turns(R_a, R_b)).max()))
     conf = np.zeros((pw.size, 4), dtype=np.int64)
     if pw.size:
         R_target, p_target = _in_frames(chain, prog, pw, tcp[0][pw], tcp[1][pw])
@@ -540,7 +536,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
             R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
         R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
         error_position.append(float(row_norms(p_back - p_target).max()))
-        error_angle.append(_largest_turn(R_target, R_back))
+        error_angle.append(float(row_norms(turns(R_target, R_back)).max()))
     return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf
 
 
@@ -571,7 +567,9 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
     """
     run = prog.run
     how = prog.extra.get("call_site") or {}
-    call_of = passes.calls_of_points(prog)  # (a table indexed by its calls: one value a call)
+    by_call = prog.extra.get("per_call") or {}  # (a table indexed by its calls, passes.settle: one value a call)
+    tables = passes.groups(prog) if by_call else {}
+    call_of = {i: at for key, called in by_call.items() for i, (at, _, _) in zip(tables[key].tolist(), called)}
     _, text, count = np.unique(run.text_file * (1 << 40) + run.text[:, 0], return_inverse=True, return_counts=True)
     several = np.flatnonzero(count[text] > 1)  # (the points whose text another point has too)
     value = dict(zip(several.tolist(), values.take(pa.array(several, pa.int64())).to_pylist()))
@@ -602,13 +600,7 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
-    if not given:
-        return values
-    at = np.arange(len(values))
-    at[list(given)] = len(values) + np.arange(len(given))
-    return pa.concat_arrays([values, pa.array(list(given.values()), pa.string())]).take(pa.array(at))
-
-
-def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
-    """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none)."""
-    return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
+    mask = np.zeros(len(values), dtype=bool)
+    mask[list(given)] = True
+    return pc.replace_with_mask(values, pa.array(mask), pa.array([given[i] for i in np.flatnonzero(mask).tolist()],
+                                                                 pa.string()))

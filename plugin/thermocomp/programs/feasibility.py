@@ -87,13 +87,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
     motions = prog.run
-    count = len(motions.instruction)
     ok = status == Status.CONVERGED
     R_tcp, p_tcp = tcp  # (what the controller is given in the filtered form)
     findings_of: dict[int, list[str]] = defaultdict(list)  # motion -> its findings
-    n_points = motions.n_points
     point_motion = motions.row_of_points()
-    last_point = np.cumsum(n_points) - 1
+    last_point = np.cumsum(motions.n_points) - 1
 
     # joint limits with margin
     near = (q_versions < chain.lower + LIMIT_MARGIN) | (q_versions > chain.upper - LIMIT_MARGIN)
@@ -136,8 +134,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
     def rows() -> list:
         # per motion (its points are consecutive): the largest change, the first failing point's status
-        starts = last_point - n_points + 1
-        per_motion = [np.maximum.reduceat(x, starts).tolist() for x in (change_p * 1e3, np.degrees(change_a),
+        per_motion = [np.maximum.reduceat(x, motions.first_points()).tolist() for x in (change_p * 1e3, np.degrees(change_a),
                                                                          np.degrees(change_q))]
         minutes = [timing.point_minutes(cycle)[last_point].tolist() for cycle in (0, timing.cycles - 1)]
         return [MotionRow(motion=i + 1, instruction=instruction, line=line, minute_first=a, minute_last=b,
@@ -146,7 +143,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
                 for i, (instruction, line, a, b, dp, da, dq) in enumerate(zip(
                     motions.instruction, line_of.tolist(), *minutes, *per_motion))]
 
-    return Lazy(rows, count), findings
+    return Lazy(rows, len(motions)), findings
 
 
 class Lazy(Sequence):
@@ -207,13 +204,10 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
         if act.size == 0:
             break
         flat = (np.arange(k)[:, None] * len(moves) + act[None]).reshape(-1)
-        whole = act.size == len(moves)  # (the first step takes every move: views instead of copies)
-        at = slice(None) if whole else flat
         # the step's TCP pose: the move's end at its last step, else on the way
-        p_s, R_s = (pb, Rb) if whole else (pb[:, act], Rb[:, act])
+        p_s, R_s = pb[:, act], Rb[:, act]
         on_way = np.flatnonzero(s < steps[act])
         if on_way.size:
-            p_s, R_s = p_s.copy(), R_s.copy()
             way = act[on_way]
             u = (s / steps[way])[None, :, None]
             p_s[:, on_way] = pa[:, way] + u * (pb[:, way] - pa[:, way])
@@ -223,22 +217,22 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
                                                   p_tcp[:, to[way[arc]]], u[:, arc, 0])
             R_s[:, on_way] = matrix_from_rotvec(u * rot[:, way]) @ Ra[:, way]
         # the TCP's offset from the flange, world frame: R_s R_tool^T p_tool
-        offset = np.einsum("kij,kj->ki", R_s.reshape(-1, 3, 3), tool_lever[at])
+        offset = np.einsum("kij,kj->ki", R_s.reshape(-1, 3, 3), tool_lever[flat])
         # a last step that starts within one step's travel of the written configuration arrives there (docs/programs.md)
         last = np.repeat((s == steps[act])[None], k, axis=0).reshape(-1)
-        arrives = last & (row_max_abs(q_end[at] - q_prev[at]) <= PATH_STEP_ANGLE)
-        q_s = np.array(q_end[at])
+        arrives = last & (row_max_abs(q_end[flat] - q_prev[flat]) <= PATH_STEP_ANGLE)
+        q_s = q_end[flat]
         solve = np.flatnonzero(~arrives)
         if solve.size:  # the flange pose that puts the TCP there
-            R_f = R_s.reshape(-1, 3, 3)[solve] @ np.swapaxes(tool_R[at][solve], -1, -2)
-            p_f = p_s.reshape(-1, 3)[solve] - np.einsum("kij,kj->ki", R_f, tool_p[at][solve])
+            R_f = R_s.reshape(-1, 3, 3)[solve] @ np.swapaxes(tool_R[flat][solve], -1, -2)
+            p_f = p_s.reshape(-1, 3)[solve] - np.einsum("kij,kj->ki", R_f, tool_p[flat][solve])
             result = solve_ik(model, R_f, p_f, q_prev[flat[solve]], ik, measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
-        sigma, qd = sigma_and_joint_rates(model, q_s, (v[at], w[at], offset))
-        sigma_min[at] = np.minimum(sigma_min[at], sigma)
-        speeds[at] = np.maximum(speeds[at], np.abs(qd) / chain.velocity)
-        q_prev[at] = q_s
+        sigma, qd = sigma_and_joint_rates(model, q_s, (v[flat], w[flat], offset))
+        sigma_min[flat] = np.minimum(sigma_min[flat], sigma)
+        speeds[flat] = np.maximum(speeds[flat], np.abs(qd) / chain.velocity)
+        q_prev[flat] = q_s
     arrived = row_max_abs(q_prev - q_end)
     speed_ratio, speed_joint = speeds.max(axis=1), speeds.argmax(axis=1)
     # (a move without a programmed speed, UR's optimovel, keeps within the joints' limits itself: not checked)
@@ -267,8 +261,6 @@ def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.nda
     :data:`CIRCLE_MIN_ANGLE`): in the program (``p_program`` ``(m, 3)``) or in a written version (``p_tcp``
     ``(k, m, 3)``, where both ends were compensated; a failed point keeps its text)."""
     moves = np.flatnonzero(motions.kind == _KIND_CODE[CIRCULAR])
-    if not moves.size:
-        return
     to = last_point[moves]
     via, frm = to - 1, last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
     written = np.where((ok[frm] & ok[via] & ok[to])[None, :, None], 1.0, np.nan)  # NaN: failed, not compared

@@ -114,10 +114,11 @@ class Motion:
 
 @dataclass(frozen=True)
 class Wait:
-    """A pause of known length (RAPID ``WaitTime``, UR ``sleep``) [s]."""
+    """A pause of known length (RAPID ``WaitTime``, UR ``sleep``) [s], in file ``file`` of ``RobotProgram.files``."""
 
     seconds: float
     statement: Span
+    file: int = 0
 
 
 @dataclass(frozen=True)
@@ -149,9 +150,9 @@ class RobotProgram:
         The readers' facts for later steps (``per_pass``, ``table_reads``, ``confdata_free``, call sites).
     modules
         The task's other files (RAPID ``--module``), ``(path, text)``: :attr:`files` ``1, 2, ...``.
-    run, motion_steps, wait_seconds, wait_statements
+    run, motion_steps, wait_seconds
         Of the steps (computed on construction): every motion as one :class:`MotionRun`; each motion's index among
-        the steps (a motion a step) ``(M,)``; each step's wait [s] (0 for a motion) ``(S,)``; each wait's statement.
+        the steps (a motion a step) ``(M,)``; each step's wait [s] (0 for a motion) ``(S,)``.
     """
 
     language: str
@@ -167,24 +168,21 @@ class RobotProgram:
     run: MotionRun = field(init=False)
     motion_steps: np.ndarray = field(init=False)
     wait_seconds: FloatArray = field(init=False)
-    wait_statements: tuple[Span, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         groups = itertools.groupby(self.steps, key=lambda step: isinstance(step, MotionRun))
         steps = tuple(step for is_run, group in groups for step in (
             [_concatenate(list(group)).compact()] if is_run else group))
         runs = [s for s in steps if isinstance(s, MotionRun)]
-        waits = tuple(s for s in steps if not isinstance(s, MotionRun))
         is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
         sizes = np.array([len(s) if run else 1 for s, run in zip(steps, is_run.tolist())], dtype=np.int64)
         wait_seconds = np.zeros(int(sizes.sum()))
-        wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
+        wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [s.seconds for s in steps if isinstance(s, Wait)]
         if not runs:  # (no motion: the columns of one, taken away)
             nowhere = Span(0, 0, 0, 0)
             runs = [MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere).take([])]
         for name, value in (("steps", steps), ("run", _concatenate(runs)),
-                            ("motion_steps", np.flatnonzero(np.repeat(is_run, sizes))), ("wait_seconds", wait_seconds),
-                            ("wait_statements", tuple(w.statement for w in waits))):
+                            ("motion_steps", np.flatnonzero(np.repeat(is_run, sizes))), ("wait_seconds", wait_seconds)):
             object.__setattr__(self, name, value)
 
     @property
@@ -211,13 +209,6 @@ class RobotProgram:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
         ``run.frame[i]``."""
         return np.stack([f[which] for f in self.run.frames]) if self.run.frames else np.zeros((0, 4, 4))
-
-    def statement_of_step(self, k: int) -> Span:
-        """The statement of step ``k`` (a motion's, or a wait's)."""
-        j = int(np.searchsorted(self.motion_steps, k))
-        if j < len(self.motion_steps) and self.motion_steps[j] == k:
-            return Span(*self.run.statement[j].tolist())
-        return self.wait_statements[k - j]
 
 
 #: The motion kinds in the order of the codes of :attr:`MotionRun.kind`.
@@ -451,7 +442,7 @@ def point_columns(points: Sequence[Point]) -> dict:
 def _concatenate(runs: list[MotionRun]) -> MotionRun:
     """The runs end to end; their frames made one table. Runs of consecutive rows of one :meth:`MotionRun.rows`
     template (a file's runs read in order: its motions each between other statements) are joined first (:func:`_joined`)."""
-    runs = _joined(runs) if len(runs) > 1 else runs
+    runs = _joined(runs)
     return runs[0] if len(runs) == 1 else MotionRun(**_columns(runs, _FIELDS))
 
 
@@ -477,22 +468,14 @@ def _columns(runs: list[MotionRun], names: frozenset[str]) -> dict:
 def _joined(runs: list[MotionRun]) -> list[MotionRun]:
     """``runs`` with each stretch of runs of consecutive rows of one template, the same columns given, made one run:
     :meth:`MotionRun.rows` of all its rows, the given columns concatenated (one slice where each run held its own)."""
-    out, k = [], 0
-    while k < len(runs):
-        first, end = getattr(runs[k], "_rows_of", None), k + 1
-        while first is not None and end < len(runs):
-            at, last = getattr(runs[end], "_rows_of", None), runs[end - 1]._rows_of  # type: ignore[attr-defined]
-            if at is None or at[0] is not first[0] or at[3] != first[3] or at[1].start != last[1].stop \
-                    or at[2].start != last[2].stop:
-                break
-            end += 1
-        if end - k == 1:
-            out.append(runs[k])
-        else:
-            last = runs[end - 1]._rows_of  # type: ignore[attr-defined]
-            out.append(first[0].rows(slice(first[1].start, last[1].stop), slice(first[2].start, last[2].stop),
-                                     **_columns(runs[k:end], first[3])))
-        k = end
+    tags = [getattr(run, "_rows_of", None) for run in runs]  # (template, motions, points, columns given)
+    ends = [i + 1 for i, (a, b) in enumerate(zip(tags, tags[1:])) if a is None or b is None or b[0] is not a[0]
+            or b[3] != a[3] or b[1].start != a[1].stop or b[2].start != a[2].stop] + [len(runs)]
+    out = []
+    for k, end in zip([0, *ends[:-1]], ends):
+        first, last = tags[k], tags[end - 1]
+        out.append(runs[k] if end - k == 1 else first[0].rows(
+            slice(first[1].start, last[1].stop), slice(first[2].start, last[2].stop), **_columns(runs[k:end], first[3])))
     return out
 
 

@@ -20,7 +20,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from thermocomp.errors import InputError
-from thermocomp.kinematics.ik import Status
 from thermocomp.programs import calls
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram
@@ -36,33 +35,29 @@ def take(steps: list, per_pass: dict, loop: object, walks: list[tuple], inner: C
     that differ from pass to pass, each an inline target or an expression in its motion's statement. A variable
     (declared, or assigned in the pass: URScript ``pose_pre = p[0.5 + x, ...]`` then ``movej(pose_pre)``, RAPID
     ``p := Offs(p10, 10 * i, 0, 0); MoveL p, ...``) that the motion names is tabled at that name, its argument in the
-    motion's statement: each motion naming it is written with a table of its own there (:func:`take_calls` moves
-    their runs' texts to it), the declaration and the assignment as written. Else (a text in an earlier statement that
-    the motion does not name: URScript's ``q = get_inverse_kin(...)`` then ``movej(q)``) record nothing and return
-    the first motion whose text an earlier pass needed otherwise.
+    motion's statement (:func:`take_calls` moves their runs' texts to it), the declaration and the assignment as
+    written. Else (a text in an earlier statement that the motion does not name: URScript's ``q =
+    get_inverse_kin(...)`` then ``movej(q)``) record nothing and return the first motion whose text an earlier pass
+    needed otherwise.
 
     ``walks`` gets ``(first, text, runs, whole, head)`` for each text tabled (``place``: ``(first, head)``):
     ``first`` the walker's step where ``steps`` begin, the text's runs in ``steps``, whether none stands at a line of
-    ``inner`` (the motions made conditional by a construct decided while running inside the loop's passes), and
-    ``head`` where the loop's statement starts (task-wide, ``file << 40`` added): :func:`settle` lets a condition
-    around the whole loop be (a walker taking back its steps from ``first`` on drops those entries)."""
-    differing: dict[tuple[int, int], tuple[MotionRun, int]] = {}  # each such text: the run and point first differing
-    for key, where in calls._differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
-                                       for i, (key, value) in enumerate(run.targets())):
-        differing.setdefault(key, where)
+    ``inner`` (the motions made conditional inside the loop's passes), and ``head`` where the loop's statement starts
+    (task-wide): :func:`settle` lets a condition around the whole loop be."""
+    differing = {key for key, _ in calls._differing((key, value, None) for run in steps if isinstance(run, MotionRun)
+                                                    for key, value in run.targets())}
     tabled: dict[tuple[int, int], None] = {}  # the texts to table: those at their motion, the arguments of others
     for run in steps if differing else ():
         if isinstance(run, MotionRun):
-            keys = run.text_keys()
-            mine = [key in differing for key in keys]
-            moved = run.with_text_at_argument(np.array(mine))
-            inside, moved_keys = _in_statement(moved, np.arange(len(keys))), moved.text_keys()
+            mine = np.array([key in differing for key in run.text_keys()], dtype=bool)
+            moved = run.with_text_at_argument(mine)
+            inside, moved_keys = _in_statement(moved), moved.text_keys()
             for i in np.flatnonzero(mine).tolist():
                 if not inside[i]:  # (a text or an argument before the motion: its counter would advance after it)
                     return calls._motion_of_point(run, i)
                 tabled[moved_keys[i]] = None
-    lines: dict[tuple[int, int], list[int]] = {key: [] for key in tabled}  # each text: the lines of its runs (the
-    for run in steps if tabled else ():  # points whose text or argument it is), each run walked once
+    lines: dict[tuple[int, int], list[int]] = {key: [] for key in tabled}  # each text: the lines of the runs whose
+    for run in steps if tabled else ():  # text or argument it is
         if isinstance(run, MotionRun):
             for at, arg, line in zip(run.text_keys(), run.argument_keys(), run.statement[run.row_of_points(), 2].tolist()):
                 for key in {at, arg} & lines.keys():
@@ -73,12 +68,12 @@ def take(steps: list, per_pass: dict, loop: object, walks: list[tuple], inner: C
     return None
 
 
-def _in_statement(run: MotionRun, points: np.ndarray) -> np.ndarray:
-    """Whether the text of each of ``points`` of ``run`` stands within its motion's statement: a pass counter
-    advanced before the motion is read after it (not a declaration's text, nor an earlier statement's)."""
-    rows, start = run.row_of_points()[points], run.text[points, 0]
-    statement = run.statement[rows]
-    return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file[points] == run.file[rows])
+def _in_statement(run: MotionRun) -> np.ndarray:
+    """Whether each point's text stands within its motion's statement ``(p,)`` (where a pass counter advanced before
+    the motion is read after it)."""
+    statement = run.statement[run.row_of_points()]
+    start = run.text[:, 0]
+    return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file == run.file[run.row_of_points()])
 
 
 def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], counted: dict[int, tuple]) -> None:
@@ -87,33 +82,32 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], cou
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
     each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
     elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
-    in ``in_call``, ``beside``, the ids of a thread's steps, and ``counted``, the counters known at each motion under
-    a condition, :func:`_by_counters`, too): the table holds every run."""
+    in ``in_call``, ``beside`` and ``counted`` too, :func:`settle`): the table holds every run."""
     frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
     for k, step in enumerate(steps if tabled else ()):
         if isinstance(step, MotionRun) and id(step) not in moved:
-            hit = np.array([key in tabled for key in step.argument_keys()], dtype=bool)
-            moved[id(step)] = new = step.with_text_at_argument(hit)
-            if new is not step and id(step) in in_call:  # (the old step goes: its id may be another's later)
-                in_call[id(new)] = in_call.pop(id(step))
-            if new is not step and id(step) in beside:
-                beside.discard(id(step))
-                beside.add(id(new))
-            if new is not step and id(step) in counted and counted[id(step)][0] is step:
-                counted[id(new)] = (new, *counted.pop(id(step))[1:])
+            moved[id(step)] = new = step.with_text_at_argument(np.array([key in tabled for key in step.argument_keys()],
+                                                                        dtype=bool))
+            if new is not step:  # (the old step goes: its id may be another's later)
+                if id(step) in in_call:
+                    in_call[id(new)] = in_call.pop(id(step))
+                if id(step) in beside:
+                    beside.discard(id(step))
+                    beside.add(id(new))
+                if counted.get(id(step), (None,))[0] is step:
+                    counted[id(new)] = (new, *counted.pop(id(step))[1:])
         steps[k] = moved.get(id(step), step)
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     earlier = set()  # texts in a statement before their motion's (``q = get_inverse_kin(p)``): the counter
     for step in steps if frozen else ():  # advances at the motion, after they are read: no table, they clash
         call = in_call.get(id(step))
         if call is not None and isinstance(step, MotionRun):  # (a wait a call ran has no text)
-            inside = _in_statement(step, np.arange(len(step.text)))
-            for i, key in enumerate(step.text_keys()):
+            for key, inside in zip(step.text_keys(), _in_statement(step).tolist()):
                 if key in frozen:
                     of_text.setdefault(key, {})[call] = None
-                    if not inside[i]:
+                    if not inside:
                         earlier.add(key)
     grouped: dict[tuple, tuple] = {}
     for key, ran in of_text.items():
@@ -163,27 +157,21 @@ def unread(uses: dict[str, set[int]], given: list[tuple[str, int, list[tuple[str
 def settle(walker: calls.Texts, conditional: set[int], construct, location, written: Callable[[calls.Call], str]
            ) -> tuple[frozenset[tuple[int, int]], dict[tuple[int, int], tuple[int, ...]], dict[tuple[int, int], int],
                       frozenset[tuple[int, int]]]:
-    """The per-pass texts of a finished walk (``walker``: a reader's walker, its ``per_pass`` with the texts the calls
-    of a routine need differently added, :func:`take_calls`) that the written program can hold: each of its motions
-    runs in the cycle's fixed order (at no line of ``conditional``, or all its runs in one walk of a loop run
-    whole under such a condition), not both before the production loop (step
-    ``walker.cycle_start``, where there is one) and in it, at most :data:`MAX_PASSES` times (a table is written in
-    its motion's module). A text whose runs are known only while running, or both before that loop and in it, is
-    taken still where each run stands in a call whose every run needs it with one target and tool: a table of one
-    entry a call, its index set before each call (:func:`_by_call`; ``written(call)``: the call's text as written).
+    """The per-pass texts of a finished walk (``walker``'s ``per_pass``, with the texts the calls of a routine need
+    differently, :func:`take_calls`) that the written program can hold: each of its motions runs in the cycle's
+    fixed order (at no line of ``conditional``, or all its runs in one walk of a loop run whole under such a
+    condition), not both before the production loop (step ``walker.cycle_start``) and in it, at most
+    :data:`MAX_PASSES` times. Else a text is taken still where each run stands in a call whose every run needs it with
+    one target and tool (:func:`_by_call`; ``written(call)``: the call's text), or, under a condition inside the
+    loops, where the counters known at its motion tell apart every two runs that need another target or tool
+    (:func:`_by_counters`), whatever the conditions decide.
 
-    A text whose runs stand under such a condition inside the loops is taken still where the counters known at its
-    motion tell apart every two runs that need another target or tool: a table of one entry a pass, its index set
-    before the motion from those counters (:func:`_by_counters`), whatever the conditions decide.
-
-    Returns the texts taken, of those indexed by their calls or motions each run's :func:`_slots` (``(file << 40) +
-    start`` of the statement setting the index, in the order the runs go), of those all of whose runs one walk of a
-    loop holds where that loop's statement starts (``(file << 40) + start``: their counter is set there, so a
-    condition around the loop or a pass left early leaves the next walk to start afresh), and those indexed at their
-    motions. The motions of the others are dropped from ``walker.steps`` (left as
-    written), a finding for each text refused (at its first motion) added to ``walker.unsupported``, and a note at
-    each loop (``construct(loop)`` named, at ``location(loop)``: its line, column and, in a RAPID task, file) or
-    group of calls to ``walker.notes``.
+    Returns the texts taken, each run's :func:`_slots` of those indexed by their calls or motions, where the loop
+    starts of those all of whose runs one walk of a loop holds (their counter is set there: a condition around the
+    loop or a pass left early leaves the next walk to start afresh), and those indexed at their motions. The motions
+    of the others are dropped from ``walker.steps`` (left as written), a finding for each added to
+    ``walker.unsupported``, and a note at each loop (``construct(loop)`` at ``location(loop)``) or group of calls to
+    ``walker.notes``.
     """
     beside = getattr(walker, "beside", set())  # (a thread's steps: its calls may set an index as the program's do)
     counters_of = walker.motion_counters  # (each motion under a condition not resolved: its counters, _by_counters)
@@ -193,10 +181,8 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)
     compact = getattr(walker, "compact_ifs", {})  # (RAPID: by (file, start) of the statement each holds)
     steps, per_pass, cycle_start = walker.steps, walker.per_pass, getattr(walker, "cycle_start", None)
-    whole = {(key, runs): head for _, key, runs, clean, head in walker.pass_walks if clean}  # (:func:`take`: a text
-    # all of whose runs one walk of a loop holds, none made conditional inside that loop, runs every pass whenever the
-    # loop runs: a condition around the loop skips or repeats whole walks, its counter set at the loop's head)
-    heads: dict[tuple[int, int], int] = {}  # the texts one walk of a loop holds whole: where that loop starts
+    # the texts all of whose runs one walk of a loop holds, none made conditional inside it: where that loop starts
+    whole = {(key, runs): head for _, key, runs, clean, head in walker.pass_walks if clean}
     runs: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # each run of the text: (step, motion row, point)
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
@@ -220,9 +206,8 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
         unit = "call to call" if isinstance(per_pass[key], tuple) else "pass to pass"
         differs = f"{instruction}'s target differs from {unit}"
         under = any(at(*mo)[1] in conditional for mo in motions)
-        if (key, len(motions)) in whole:  # (reset at the loop's head always: a RETURN or EXIT out of a pass, or a
-            heads[key] = whole[key, len(motions)]  # condition around the loop, leaves the next walk to start afresh)
-        if under and key not in heads:
+        head = whole.get((key, len(motions)))  # (its counter reset at the loop's head, whatever leaves a walk early)
+        if under and head is None:
             message = (f"{differs} and it runs under a condition or loop known only while running: its passes are "
                        "not known before running")
             why[key] = "they run under conditions known only while running"
@@ -244,7 +229,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
         if called is not None:
             by_call[key], slots[key] = tuple(walker._in_call[id(steps[k])] for k, _, _ in motions), called
             continue
-        counted = None if not under or key in heads or threaded else _by_counters(steps, motions, counters_of)
+        counted = None if not under or head is not None or threaded else _by_counters(steps, motions, counters_of)
         if counted is not None:  # (a motion under a condition inside the loops: its index from their counters)
             slots[key] = counted
             at_motion.add(key)
@@ -299,73 +284,54 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     walker.steps[:] = calls.without(steps, left)
     walker.unsupported.extend(refused)
     walker.notes.extend(notes)
-    return taken, slots, {key: head for key, head in heads.items() if key in taken}, frozenset(at_motion)
+    heads = {key: whole[key, len(runs[key])] for key in taken if (key, len(runs[key])) in whole}
+    return taken, slots, heads, frozenset(at_motion)
 
 
 def _by_call(steps: list, in_call: dict[int, calls.Call], motions: list[tuple[int, int, int]],
              runs_of_calls: dict[int, tuple]) -> tuple[tuple[tuple[int, int, tuple], ...] | None, calls.Call | None]:
-    """Each run's call (its :func:`_slots`) of ``motions`` (``(step, motion row, point)`` each, the runs of one text),
-    where every call with arguments that runs them runs the text with one target and tool each time, or each pass of
-    the FOR loops around it (``runs_of_calls``: :meth:`.rapid_flow._Flow.index_site`); else None, and the first
-    call statement that runs it with another on another run (None: a run stands in no such call, or one run of a call
-    runs the text with several targets: a loop inside the routine)."""
+    """Each run's :func:`_slots` of ``motions`` (``(step, motion row, point)`` each, the runs of one text) by its call,
+    where each call with arguments, or each pass of the FOR loops around it (``runs_of_calls``:
+    :meth:`.rapid_flow._Flow.index_site`), runs the text with one target and tool; else None, and the first call that
+    runs it with another than an earlier run (None: a run stands in no such call, or a loop inside the routine)."""
     called = [in_call.get(id(steps[k])) for k, _, _ in motions]
     if None in called:
         return None, None
-    runs = []  # each run: where its call statement sets the index, its counters
-    for call in called:
-        default = (None, ((call[2] if len(call) > 2 else 0) << 40) + call[1].start, ())
-        runs.append(runs_of_calls.get(id(call), default)[1:])
-    slots = _slots(runs)
-    clash = _clash(steps, motions, slots)
-    if clash is not None:
-        first, other = (called[n] for n in clash)
-        return None, None if first is other else other
-    return slots, None
+    slots, clash = _slots(steps, motions, [runs_of_calls.get(id(call), (
+        None, ((call[2] if len(call) > 2 else 0) << 40) + call[1].start, ()))[1:] for call in called])
+    if clash is None:
+        return slots, None
+    first, other = (called[n] for n in clash)
+    return None, None if first is other else other
 
 
 def _by_counters(steps: list, motions: list[tuple[int, int, int]], counted: dict[int, tuple]
                  ) -> tuple[tuple[int, int, tuple], ...] | None:
-    """Each run's :func:`_slots` of ``motions`` (``(step, motion row, point)`` each, the runs of one text, each under
-    a condition known only while running), its index set before its motion from the counters known there
-    (``counted``: id of a step -> it, where its index is set, None for its statement, and those counters,
-    :meth:`.rapid_flow._Flow.index_site`), where they tell apart every two runs that need another target or tool;
-    else None. The loops' counters decide the pass, whatever path the controller takes through the conditions."""
+    """Each run's :func:`_slots` of ``motions`` (as :func:`_by_call`'s, each under a condition known only while
+    running) by the counters known at its motion (``counted``: id of a step -> it, where its index is set, None for
+    its statement, and those counters, :meth:`.rapid_flow._Flow.index_site`), where they tell apart every two runs
+    that need another target or tool; else None."""
     runs = []  # each run: where its index is set, its counters
     for k, row, _ in motions:
         step = steps[k]
         held = counted.get(id(step))
         if held is None or held[0] is not step:  # (a run under no such condition; an id reused)
             return None
-        at = held[1] if held[1] is not None else (int(step.file[row]) << 40) + int(step.statement[row, 0])
-        runs.append((at, held[2]))
-    slots = _slots(runs)
-    return slots if _clash(steps, motions, slots) is None else None
+        runs.append((held[1] if held[1] is not None else (int(step.file[row]) << 40) + int(step.statement[row, 0]),
+                     held[2]))
+    slots, clash = _slots(steps, motions, runs)
+    return slots if clash is None else None
 
 
-def _clash(steps: list, motions: list[tuple[int, int, int]], slots: tuple[tuple[int, int, tuple], ...]
-           ) -> tuple[int, int] | None:
-    """The first two runs of ``motions`` (their places in it) of one slot (``slots``: :func:`_slots`) with another
-    target or tool; None where each slot's runs need one."""
-    first: dict[tuple, tuple] = {}  # each statement and slot: its first run's target, tool and place
-    for n, ((k, _, i), (at, slot, _)) in enumerate(zip(motions, slots)):
-        step = steps[k]
-        q_len = int(step.q_len[i])
-        target = step.q[i, :q_len] if q_len else step.T_world_tcp[i]
-        tool = step.frames[step.frame[i]][1]
-        seen = first.setdefault((at, slot), (target, tool, n))
-        if not (np.array_equal(seen[0], target) and np.array_equal(seen[1], tool)):
-            return seen[2], n
-    return None
-
-
-def _slots(runs: list[tuple[int, tuple]]) -> tuple[tuple[int, int, tuple], ...]:
-    """Each run's ``(at, slot, terms)`` of a table indexed where its runs stand (``runs``: ``(at, counters)`` each,
-    :func:`_by_call`, :func:`_by_counters`): ``at`` where its statement (a call's, a motion's) sets the index (the
-    task-wide offset, ``file << 40`` added), ``slot`` its pass among the statement's (0 where the counters known there,
-    ``(name, value)`` each, do not tell its runs apart), ``terms`` how the program computes the slot: ``(counter,
-    least value, step, stride)`` of each counter whose whole values differ between its runs, outer loops first
-    (``slot = sum((counter - least) DIV step * stride)``; none: one slot)."""
+def _slots(steps: list, motions: list[tuple[int, int, int]], runs: list[tuple[int, tuple]]
+           ) -> tuple[tuple[tuple[int, int, tuple], ...], tuple[int, int] | None]:
+    """Each run's ``(at, slot, terms)`` of a table indexed where its runs ``motions`` stand (``runs``: ``(at,
+    counters)`` each, :func:`_by_call`, :func:`_by_counters`): ``at`` where its statement (a call's, a motion's) sets
+    the index (the task-wide offset, ``file << 40`` added), ``slot`` its pass among the statement's (0 where the
+    counters known there, ``(name, value)`` each, do not tell its runs apart), ``terms`` how the program computes the
+    slot: ``(counter, least value, step, stride)`` of each counter whose whole values differ between its runs, outer
+    loops first (``slot = sum((counter - least) DIV step * stride)``; none: one slot). Then the first two runs (their
+    places in ``motions``) of one slot with another target or tool; None where each slot's runs need one."""
     terms_of: dict[int, tuple] = {}
     for at in dict.fromkeys(at for at, _ in runs):
         counters = [dict(counters) for a, counters in runs if a == at]
@@ -380,8 +346,18 @@ def _slots(runs: list[tuple[int, tuple]]) -> tuple[tuple[int, int, tuple], ...]:
         fits = bool(spans) and strides[0] * spans[0][3] <= MAX_PASSES
         terms_of[at] = tuple((name, first, step, stride) for (name, first, step, _), stride
                              in zip(spans, strides)) if fits else ()
-    return tuple((at, sum((int(dict(counters)[name]) - first) // step * stride
-                          for name, first, step, stride in terms_of[at]), terms_of[at]) for at, counters in runs)
+    slots = tuple((at, sum((int(dict(counters)[name]) - first) // step * stride
+                           for name, first, step, stride in terms_of[at]), terms_of[at]) for at, counters in runs)
+    first: dict[tuple, tuple] = {}  # each statement and slot: its first run's target, tool and place
+    for n, ((k, _, i), (at, slot, _)) in enumerate(zip(motions, slots)):
+        step = steps[k]
+        q_len = int(step.q_len[i])
+        target = step.q[i, :q_len] if q_len else step.T_world_tcp[i]
+        tool = step.frames[step.frame[i]][1]
+        seen = first.setdefault((at, slot), (target, tool, n))
+        if not (np.array_equal(seen[0], target) and np.array_equal(seen[1], tool)):
+            return slots, (seen[2], n)
+    return slots, None
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -397,31 +373,20 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def calls_of_points(prog: RobotProgram) -> dict[int, int]:
-    """Each point of a table indexed by its calls (:func:`settle`; ``RobotProgram.extra["per_call"]``): its call
-    (the task-wide offset where its statement sets the index)."""
-    by_call = prog.extra.get("per_call") or {}
-    if not by_call:
-        return {}
-    found = groups(prog)
-    return {i: at for key, called in by_call.items() for i, (at, _, _) in zip(found[key].tolist(), called)}
-
-
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
-                is_joint: np.ndarray, status: np.ndarray) -> tuple[list[w.Edit], list[str]]:
+                is_joint: np.ndarray, ok: np.ndarray) -> tuple[list[w.Edit], list[str]]:
     """Write the per-pass texts ``found`` (:func:`groups`) as tables of ``values`` (each point's new text): each run's
     value becomes its table's lookup. A table is written whole or not at all: a text with a run without a value is
-    left as written, with a note where its passes were compensated in part (``status`` ``(m,)``), and so is each
+    left as written, with a note where its passes were compensated in part (``ok`` ``(m,)``), and so is each
     declared target it reads, with a note.
 
     Returns the edits declaring the tables and advancing their counters, and the notes.
     """
     rapid, text, run = prog.language == "rapid", prog.text, prog.run
-    converged = np.asarray(status) == Status.CONVERGED
     unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
     notes = []
     for idx in (found[key] for key in unwritten):
-        failed = int(np.count_nonzero(~converged[idx]))
+        failed = int(np.count_nonzero(~ok[idx]))
         if 0 < failed < idx.size:
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
@@ -530,7 +495,6 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
     if not declarations:
         return []
     K, step = len(minutes), float(minutes[1] - minutes[0]) if len(minutes) > 1 else 1.0
-    step_text = repr(step)
     heading = f"thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md)."
     if rapid:
         data = w.declarations_edit(prog, [
@@ -539,7 +503,7 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
             "  LOCAL VAR clock tcClock;",
             "  LOCAL VAR bool tcStarted := FALSE;",
             "  PERS num tcOffsetMin := 0;",
-            f"  LOCAL CONST num tcStepMin := {step_text};",
+            f"  LOCAL CONST num tcStepMin := {step!r};",
             *declarations,
         ])
         func = prog.newline.join([
@@ -572,7 +536,7 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
         "  end",
         "end",
         "def tc_k():",
-        f"  k = floor((tc_elapsed_s / 60 + tc_offset_min) / {step_text} + 0.5)",
+        f"  k = floor((tc_elapsed_s / 60 + tc_offset_min) / {step!r} + 0.5)",
         f"  if k > {K - 1}:",
         f"    k = {K - 1}",
         "  end",
@@ -591,11 +555,9 @@ def clock_edits(prog: RobotProgram, written: np.ndarray, joint: np.ndarray, vers
 
 
 def _before(prog: RobotProgram, start: int, statements: list[str], *, call: bool = False) -> w.Edit:
-    """The ``statements`` written before the statement at ``start`` (a motion advancing its table's counter; a
-    ``call`` setting its tables' indices; a loop setting its tables' counters): each on a line of its own with that
-    statement's indentation, or before it on its line; refused before a URScript call that does not start its line
-    (it may be part of an expression). (A RAPID compact ``IF``'s statement: a motion there is refused by the reader,
-    :func:`settle`; a call's index is set before the ``IF``.)"""
+    """The ``statements`` written before the statement at ``start`` (a motion, a ``call`` or a loop setting its tables'
+    counters): each on a line of its own with that statement's indentation, or before it on its line; refused before
+    a URScript call that does not start its line (it may be part of an expression)."""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
@@ -609,19 +571,14 @@ def _before(prog: RobotProgram, start: int, statements: list[str], *, call: bool
 
 
 def _entries_by_call(prog: RobotProgram, idx: np.ndarray, called: tuple[tuple[int, int, tuple], ...],
-                     values: list[str | None], at_motion: bool = False
-                     ) -> tuple[list[str | None], tuple[tuple[int, tuple, int], ...]]:
+                     values: list[str | None], at_motion: bool) -> tuple[list[str | None], tuple[tuple[int, tuple, int], ...]]:
     """The entries of a table indexed by its calls (the texts ``values`` of its runs ``idx``, whose calls are
-    ``called``: ``(at, slot, terms)`` each, :func:`_slots`) and its layout, ``(at, terms, count)`` of each call
-    statement in the order they first run: its runs' value, one entry (``terms`` none), where they need one; else
-    one entry a slot (its pass, from the counters known at the call, ``count`` slots; a slot no run takes holds its first
-    value, never read). Refused where runs of one slot need different values (a time law: the runs of a call in a
-    loop at different minutes, no counter known at the call telling them apart). A table indexed ``at_motion``
-    (:func:`_by_counters`): its motion sets its own index, as the only call."""
-    if len(called) != len(idx):
-        raise AssertionError(f"expected a call for each of the {len(idx)} runs of a table, got {len(called)}")
+    ``called``, :func:`_slots`) and its layout, ``(at, terms, count)`` of each call statement in the order they first
+    run: one entry (``terms`` none) where its runs need one value; else one entry a slot (a slot no run takes holds
+    its first value, never read). Refused where runs of one slot need different values. A table indexed
+    ``at_motion`` (:func:`_by_counters`): its motion sets its own index, as the only call."""
     sites: dict[int, list[tuple[int, int, tuple]]] = {}  # each call statement: its runs (point, slot, terms)
-    for i, (at, slot, terms) in zip(idx.tolist(), called):
+    for i, (at, slot, terms) in zip(idx.tolist(), called, strict=True):
         sites.setdefault(at, []).append((i, slot, terms))
     entries, layout = [], []
     for at, runs in sites.items():

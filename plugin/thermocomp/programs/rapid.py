@@ -203,7 +203,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.carried_in_loop = carried_in_loop  # whether the cycle is a WHILE TRUE's pass (else an entry's run)
         self.cycle_looped = False  # whether a WHILE TRUE production loop was met
         self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
-        self.origin: dict[int, int] = {}  # id of a routine of another module of the task: that module's index
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
         self.text = text
@@ -218,10 +217,9 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
-        self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
         self.outside: set[str] = set()  # data last given a value read from a PERS the cycle did not set (decides no IF)
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
-        self.routines: list[Tree] = []
+        self.routines: list[Tree] = []  # the program's routines (file 0), in written order
         self.steps: list[Motion | Wait] = []
         self.stand_from = 0  # the first step a motion where the robot stands may be (_Motions.standing_value)
         self.path_cut: str | None = None  # a TRAP connected that may cut a motion short (ClearPath): where it came
@@ -256,7 +254,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, tuple[Token, MoveStatements]] = {}  # id of each MOVES token -> it, its statements
         self._run_count = 0  # motions of runs followed (for progress)
-        self._cycle_body: Tree | None = None  # the last entry routine's body
 
 
 __all__ = ["MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text", "rapid_parser", "rapid_program_from_text",

@@ -54,6 +54,10 @@ RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 _IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
 
+#: RAPID's records whose zero value holds a zero quaternion, no rotation: a ``VAR`` of one declared without a value has
+#: none known (a jointtarget, pos or speeddata starts at zeros, as a num does).
+_ROTATIONS = frozenset(("orient", "pose", "robtarget", "tooldata", "wobjdata", "loaddata"))
+
 #: The components of a speeddata and a zonedata with their units (ABB RAPID reference, "speeddata": the TCP's, the
 #: reorientation's, the linear and rotating external axes' speeds; "zonedata": after ``finep``, the TCP's, the
 #: reorientation's and the external axes' zone radii, then the zone sizes of the reorientation and the axes), and
@@ -274,15 +278,11 @@ class _Running:
     given: set[str] = dataclasses.field(default_factory=set)
     #: How many values its FUNCs gave module data (a FUNC that called one that gave one is kept in :attr:`done` too).
     gave: int = 0
-    #: The ids of the ``func_call`` nodes of :attr:`statement` (found when first needed).
-    calls: set[int] | None = None
 
 
 class _Declarations:
     """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
 
-    #: The path's :class:`_Mark` of each datum it changed or gave a value (by lower-case name).
-    marks: dict[str, _Mark]
     #: While a motion runs, the :attr:`_Mark.given` of the data it reads (:meth:`_Flow.run_tagged`); else None.
     _reading: dict[str, tuple[Tree, Tree]] | None = None
     #: Set by :meth:`_Flow.run`: the data of the routine holding the production loop, kept from cycle to cycle
@@ -294,11 +294,10 @@ class _Declarations:
     _behind: dict[int, tuple[Tree, str]]
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
-    #: The statement being run whose FUNCs may give module data values (:class:`_Running`); None elsewhere (a
-    #: condition, a loop's bounds, a look ahead), where such a FUNC is not evaluated.
+    #: The statement being run (:class:`_Running`); None elsewhere (a condition, a loop's bounds, a look ahead).
     running: _Running | None = None
-    #: The call of the outermost FUNC being evaluated (:meth:`evaluate_func`).
-    _func_call: Tree | None = None
+    #: Whether the outermost FUNC being evaluated is called from :attr:`running`'s statement (:meth:`evaluate_func`).
+    _gives = False
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -324,8 +323,6 @@ class _Declarations:
 
     def node_file(self, node: Tree | Token, default: int) -> int:
         """The task's file that holds ``node`` where it is a node of another module's tree, else ``default``."""
-        if not self.task.modules:
-            return default
         if self._node_files is None:
             self._node_files = {id(n): file for file, m in enumerate(self.task.modules, 1) for n in m.tree.iter_subtrees()}
         return self._node_files.get(id(node), default)
@@ -390,8 +387,6 @@ class _Declarations:
             where = (f"in two modules of the task: {self._files[first.file][0]} (line {first.declared.line}) and here"
                      if first.module != self.module else f"twice in the module (first at line {first.declared.line})")
             raise self.error(f"{name_token} is declared {where}", name_token)
-        if storage == "pers":
-            self.persistent.add(key)  # (another task or the operator may change it)
         self.storages.setdefault(key, set()).add(storage)
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         (scope if local is not None else self.scopes.table(self.module, "data", _is_local(decl)))[key] = _Data(
@@ -414,10 +409,11 @@ class _Declarations:
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (0, FALSE, "", records component by
-        component); None for RAPID's records (a zero quaternion is no rotation) and types not known here."""
+        component); None for RAPID's records holding an orient (a zero quaternion is no rotation) and types not
+        known here."""
         if dtype in _ATOMIC:
             return _ATOMIC[dtype]()
-        fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
+        fields = None if dtype in _ROTATIONS or depth > 8 else self.fields_of(dtype)
         return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
 
     def check_record(self, value: object, dtype: str, where: Tree | Token, what: str = "") -> None:
@@ -797,8 +793,9 @@ class _Declarations:
             return running.done[id(node), id(local)][1]
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
-        marks, outer, gave = dict(self.marks), self._func_call, 0 if running is None else running.gave
-        self._func_call = outer if self._funcs_run else node
+        if not self._funcs_run:
+            self._gives = running is not None and any(sub is node for sub in running.statement.find_data("func_call"))
+        marks, gave = dict(self.marks), 0 if running is None else running.gave
         self._funcs_run.append(name.lower())
         try:
             scope = self.bind_arguments(func, node.children[1] if len(node.children) > 1 else None, local, node)
@@ -812,7 +809,7 @@ class _Declarations:
                     root = self.changed_root(statement.children[0])
                     key = None if root is None else str(root).lower()
                     own = key in scope and key not in self._by_reference.get(id(scope), ())
-                    if not own and (key in scope or key not in self.module_data or not self._gives_here()):
+                    if not own and (key in scope or key not in self.module_data or not self._gives):
                         raise _Unsupported(f"function {name} assigns data that is not its own", statement)
                     if not own:  # (a module datum: a value known only while running refused naming what it reads)
                         self.evaluate(statement.children[-1], scope)
@@ -833,18 +830,8 @@ class _Declarations:
             raise _Unsupported(f"function {name} ends without RETURN", node)
         finally:
             self._funcs_run.pop()
-            self._func_call = outer
             self.marks = marks if running is None else {**marks, **{k: self.marks[k] for k in running.given
                                                                     if k in self.marks}}
-
-    def _gives_here(self) -> bool:
-        """Whether the FUNC being evaluated is called from the statement being run (:attr:`running`)."""
-        running = self.running
-        if running is None:
-            return False
-        if running.calls is None:
-            running.calls = {id(sub) for sub in running.statement.find_data("func_call")}
-        return id(self._func_call) in running.calls
 
     # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
@@ -856,9 +843,11 @@ class _Declarations:
         key = None if root is None else str(root).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         data = None if scope is None else scope[key]  # type: ignore[index]
-        left = self.left_by(key, data, steps)
+        changed = self.marks.get(key, _NO_MARK).changed  # type: ignore[arg-type]
+        left = changed if data is not None and steps and steps[0].data == "index" and isinstance(data.value, list) \
+            and any(changed is construct for construct in self._unresolved) else None  # (:attr:`_Mark.left`)
         if data is None or key in self._by_reference.get(id(local), ()) or (
-                (self.changed_at(key) is not None and left is None or data.value is None) if steps
+                (changed is not None and left is None or data.value is None) if steps
                 else self.fields_of(data.type) is None and data.type not in _ATOMIC and not (
                     data.type.endswith("}") and isinstance(data.value, list))):  # (a whole array: its sizes known)
             self.record_change(statement, local)
@@ -900,17 +889,8 @@ class _Declarations:
             statement, self._unresolved[-1]) if self._unresolved else None,  # :meth:`_Flow.check_paths`)
             left=left or (mark.left if steps else None))  # (a whole value given: every element known)
         reads = {str(n.children[0]).lower() for n in value_node.find_data("name")} if isinstance(value_node, Tree) else ()
-        (self.outside.add if any(r in self.outside or r in self.persistent and self.marks.get(r, _NO_MARK).followed
-                                 is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
-
-    def left_by(self, key: str | None, data: _Data | None, steps: list[Tree]) -> Tree | None:
-        """The construct not resolved whose start marked the array ``data`` changed (an earlier pass or cycle through
-        it may have left it other values), where ``steps`` give one of its elements a value: that element is known
-        from here on, the others not (:attr:`_Mark.left`). None for anything else."""
-        changed = None if key is None else self.changed_at(key)
-        if data is None or not steps or steps[0].data != "index" or not isinstance(data.value, list):
-            return None
-        return changed if any(changed is construct for construct in self._unresolved) else None
+        (self.outside.add if any(r in self.outside or "pers" in self.storages.get(r, ()) and self.marks.get(
+            r, _NO_MARK).followed is None for r in reads) else self.outside.discard)(key)  # type: ignore[arg-type]
 
     def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
         """The list holding the part of ``value`` (``dtype``) that ``step`` names, the part's place in it and type."""
@@ -961,11 +941,9 @@ class _Declarations:
         name) found not known: ``where`` itself where it is that datum, else the one behind the assignment that changed
         it; None for any other."""
         changed = self.marks.get(str(where).lower(), _NO_MARK).changed if isinstance(where, Token) else None
-        if changed is None:
-            return None
-        if self.carried_in.get(str(where).lower(), (0, None))[1] is changed:
+        if changed is not None and self.carried_in.get(str(where).lower(), (0, None))[1] is changed:
             return where
-        return self._behind[id(changed)][1] if id(changed) in self._behind else None
+        return self._behind.get(id(changed), (None, None))[1]
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
         """The names of the data ``node`` changes: an assignment's root, the arguments a routine writes (the base's,
@@ -975,25 +953,20 @@ class _Declarations:
             return [] if root is None or self.load_part(node.children[0]) else [root]
         if node.data not in ("call", "func_call") or not isinstance(node.children[0], Token):
             return []
-        key = str(node.children[0]).lower()
-        routine = (self.funcs if node.data == "func_call" else self.procs).get(key)
+        key, call = str(node.children[0]).lower(), node.data == "call"
+        routine = (self.procs if call else self.funcs).get(key)
         if routine is not None:
             found = self.summary(routine)
             return [*sorted(found.changed), *self.written_arguments(node, *found.written)]
-        if node.data == "func_call" and key not in WRITES and key not in EVALUATED:  # (a function found nowhere)
-            return self.writable(self.written_arguments(node, (-1,), frozenset()))
-        if node.data == "call" and key == "waituntil" and len(node.children) > 1:  # (it waits for its condition to
-            # come true: the data it reads are changed by another task, an interrupt or the operator, not by this path)
+        if call and key == "waituntil" and len(node.children) > 1:  # (it waits for its condition to come true: the
+            # data it reads are changed by another task, an interrupt or the operator, not by this path)
             return [t for t in node.children[1].scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
                     if self.storages.get(str(t).lower(), {"const"}) != {"const"}]
-        if node.data == "call" and self.found_nowhere(key):  # (a routine found nowhere: every datum passed to it)
-            return self.writable(self.written_arguments(node, (-1,), None))
+        if self.found_nowhere(key) if call else key not in WRITES and key not in EVALUATED:  # (a routine found
+            # nowhere: every datum passed to it but a CONST, which RAPID refuses as a VAR, PERS or INOUT argument)
+            return [t for t in self.written_arguments(node, (-1,), None if call else frozenset())
+                    if self.storages.get(str(t).lower()) != {"const"}]
         return self.written_arguments(node, *WRITES.get(key, ((), frozenset())))
-
-    def writable(self, names: list[Token]) -> list[Token]:
-        """``names`` but those of CONSTs, which no routine or function can write: RAPID refuses a CONST passed as a
-        ``VAR``, ``PERS`` or ``INOUT`` argument (RAPID kernel, parameter modes)."""
-        return [t for t in names if self.storages.get(str(t).lower()) != {"const"}]
 
     def written_arguments(self, call: Tree, places: tuple[int, ...], names: frozenset[str] | None) -> list[Token]:
         """The data named whole (or a part of: ``p.trans``, ``a{i}``) by the arguments of ``call`` at ``places``
@@ -1013,9 +986,8 @@ class _Declarations:
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
         is the caller's datum an ``INOUT``, ``VAR`` or ``PERS`` parameter of that name is bound to (passed by reference;
-        an ``IN`` parameter is the routine's own copy). A mark of an enclosing
-        construct not resolved (what it may assign, marked at its start) gives way to the statement inside it that
-        changes the datum: a refusal names that statement's line, not the IF's or the WHILE's."""
+        an ``IN`` parameter is the routine's own copy). A mark of an enclosing construct not resolved (what it may
+        assign, marked at its start) gives way to the statement inside it: a refusal names its line, not the construct's."""
         if token is None:
             return
         key = str(token).lower()
@@ -1045,17 +1017,15 @@ class _Declarations:
         steps: list[Tree] = []
         root = self.changed_root(target, steps)
         key = None if root is None else str(root).lower()
-        data = None if key is None else local[key] if local and key in local else self.module_data.get(key)
-        dtype = None if data is None else data.type
+        data = (local or {}).get(key) or self.module_data.get(key)  # type: ignore[arg-type]
+        dtype = "" if data is None else data.type
         for step in steps:
-            if dtype is None:
-                return False
             if step.data == "index":
-                dtype = dtype[:dtype.index("{")] if dtype.endswith("}") else None
+                dtype = dtype[:dtype.index("{")] if dtype.endswith("}") else ""
             else:
-                dtype = dict(self.fields_of(dtype) or ()).get(str(step.children[1]).lower())
-            if dtype == "loaddata":
-                return True
+                dtype = dict(self.fields_of(dtype) or ()).get(str(step.children[1]).lower(), "")
+            if dtype in ("", "loaddata"):
+                return dtype == "loaddata"
         return False
 
     # ----- the data a motion reads

@@ -124,7 +124,7 @@ class Summary:
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
         routine = node.data in ("proc", "func", "trap")
         self._flow, self._calling, self._file = flow, calling, flow.routine_file(node)
-        self._seen = flow.scopes.seen(flow.routine_module(node))  # (the routines its module calls by their names)
+        self._seen = flow.scopes.seen[flow.routine_module(node)]  # (the routines its module calls by their names)
         self._trap = node.data == "trap"  # (its path stops and ExitCycle move nothing: call)
         params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
         self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
@@ -146,10 +146,9 @@ class Summary:
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
     def _scan(self, node: Tree) -> tuple[int, int, int]:
-        """Visit the subtrees of ``node`` top-down (each by the method named after its kind, if any); the steps,
-        statements and one path's steps of ``node``: its :data:`_BLOCKS`' summed (a call's and a run of motions' their
-        own; a path's: the largest branch of a :data:`_CHOICES`), a FOR's times its passes. A level of nested blocks
-        takes two Python frames, of calls five (of :data:`.read.READ_FRAMES`)."""
+        """Visit the subtrees of ``node`` top-down (each by the method named after its kind, if any); its steps,
+        statements and path (:class:`Summary`), its :data:`_BLOCKS`' summed. A level of nested blocks takes two Python
+        frames, of calls five (of :data:`.read.READ_FRAMES`)."""
         steps, statements, path = 0, len(node.children) if node.data == "body" else 0, 0
         for child in node.children:
             if not isinstance(child, Tree):
@@ -190,6 +189,11 @@ class Summary:
     def _at(self, sub: Tree) -> str:
         return self._flow._at(sub, self._file)
 
+    def _callee(self, name: Token, kind: str) -> tuple[str, str, Tree | None]:
+        """``name`` as written and as a key (added to :attr:`calls`), and the routine of ``kind`` its module sees."""
+        self.calls.add(key := str(name).lower())
+        return str(name), key, self._seen[kind].get(key)
+
     def moves(self, sub: Tree) -> tuple[int, int, int]:
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
@@ -206,10 +210,7 @@ class Summary:
 
     def connect_stmt(self, sub: Tree) -> None:
         """A TRAP runs at times known only while running: what it holds is this one's (itself again adds nothing)."""
-        name = str(sub.children[-1])
-        key = name.lower()
-        self.calls.add(key)
-        trap = self._seen["trap"].get(key)
+        name, key, trap = self._callee(sub.children[-1], "trap")
         if trap is None:
             self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
         elif key not in self._calling:
@@ -218,10 +219,7 @@ class Summary:
             self._found(inner.blocker and f"{inner.blocker} (in TRAP {name}, connected at {self._at(sub)})")
 
     def func_call(self, sub: Tree) -> None:
-        name = str(sub.children[0])
-        key = name.lower()
-        self.calls.add(key)
-        func = self._seen["func"].get(key)
+        name, key, func = self._callee(sub.children[0], "func")
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
         elif key not in self._calling:
@@ -248,10 +246,7 @@ class Summary:
     def call(self, sub: Tree) -> tuple[int, int, int]:
         """An instruction or a routine, classed in the order the walker runs them (:meth:`_Flow.run_call`); its
         steps and statements (a motion or a wait one step, a routine's at least one, another module's one statement)."""
-        flow, name = self._flow, str(sub.children[0])
-        key = name.lower()
-        self.calls.add(key)
-        routine = self._seen["proc"].get(key)
+        flow, (name, key, routine) = self._flow, self._callee(sub.children[0], "proc")
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
         if writes is not None:  # (a search's found point)
@@ -264,7 +259,7 @@ class Summary:
             # (a routine of 10,000 motions: each named only while none is; a TRAP's StopMove, ClearPath, StartMove or
             # ExitCycle cuts short or restarts the motions the program holds and adds no point: it moves nothing)
             if self.motion is None and not (self._trap and key in _PATH_STOPS):
-                self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
+                self._found(found := f"{name} at {self._at(sub)}", found)
         elif key in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
         elif key in self._seen["func"] and routine is None:
@@ -287,7 +282,7 @@ class Summary:
             return 1, 1, 1
         if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
             return int(routine is not None), 1, int(routine is not None)
-        other = id(routine) in flow.origin  # (another module's routine: its statements not counted; passed over
+        other = flow.routine_file(routine) > 0  # (another module's routine: its statements not counted; passed over
         if other and inner.blocker is None:  # when it moves nothing, run_call)
             return 0, 1, 0
         return max(inner.steps, 1), 1 if other else 1 + inner.statements, max(inner.path, 1)
@@ -360,10 +355,9 @@ class _Flow(calls.Texts):
         self.modules = [(file, module) for file, tree in enumerate(self.task_trees) for module in tree.children
                         if isinstance(module, Tree) and module.data == "module"]
         self.scopes = rapid_scope.Scopes(len(self.modules))
-        self._module_starts = [([], []) for _ in self.task_trees]  # each file's modules: their offsets, numbers
-        for m, (file, module) in enumerate(self.modules):
-            self._module_starts[file][0].append(module.meta.start_pos)
-            self._module_starts[file][1].append(m)
+        self._module_starts: list[list[tuple[int, int]]] = [[] for _ in self.task_trees]  # each file's modules'
+        for m, (file, module) in enumerate(self.modules):  # offsets and numbers
+            self._module_starts[file].append((module.meta.start_pos, m))
         self.module_of: dict[int, int] = {}  # id of each routine of the task -> its module
         self.task_routines: list[Tree] = []  # the task's routines, in the order read
         self.enter_module(0)  # (the program's first module: the files' modules are numbered from the program's on)
@@ -376,13 +370,10 @@ class _Flow(calls.Texts):
         self._counters: set[int] = set()  # ids of the counters (name tokens) of the FOR loops run (:meth:`run_pass`)
         for file in [*range(1, len(self.task_trees)), 0]:
             self.collect(self.task_trees[file], file)
-        for module_tree in self.task_trees:
-            self.as_assignments(module_tree)
+        self.as_assignments()
         self.declare_deferred()
-        self.enter_module(self.entry_module())  # (where the cycle starts: the entry routine's)
         entry = self.entry_routines()
-        if entry:  # the body whose last statement may be the production loop (:meth:`run_if`)
-            self._cycle_body = _body(entry[-1])
+        self._cycle_body = _body(entry[-1]) if entry else None  # (its last statement may be the production loop)
         self.check_size(entry)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
@@ -417,12 +408,12 @@ class _Flow(calls.Texts):
                    "statements_run": self.statements_run, **call_sites},
         )
 
-    def as_assignments(self, tree: Tree) -> None:
-        """Each call in ``tree`` of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
+    def as_assignments(self) -> None:
+        """Each call in the task of an instruction of :data:`_ASSIGNING` (one the task declares no PROC of) made the
         assignment it is, in place (``Incr n;``: ``n := n + 1;``, its position the call's): it is then followed as
         one everywhere, in a FOR or a counted WHILE, at the top, from cycle to cycle. Only the statements are visited
         (not their expressions: a 30,000-motion routine's every node took a twentieth of its reading)."""
-        pending = [tree]
+        pending = list(self.task_trees)
         while pending:
             node = pending.pop()
             pending += [c for c in node.children if isinstance(c, Tree) and c.data in _HOLDING_STATEMENTS]
@@ -440,8 +431,8 @@ class _Flow(calls.Texts):
             node.children = [target, value if op is None else Tree(op, [_copied(target), value], meta)]
 
     def routine_file(self, routine: Tree) -> int:
-        """The index of the task's file that holds ``routine``."""
-        return self.origin.get(id(routine), 0)
+        """The index of the task's file that holds ``routine`` (0 for a node that is no routine)."""
+        return self.modules[self.module_of[id(routine)]][0] if id(routine) in self.module_of else 0
 
     def routine_module(self, node: Tree) -> int:
         """The module that holds the routine ``node`` (another node: the module being read)."""
@@ -450,7 +441,7 @@ class _Flow(calls.Texts):
     def enter_module(self, module: int) -> None:
         """The walker reads module ``module``: the names it sees ("Scope rules", :class:`.rapid_scope.Scopes`)."""
         self.module = module
-        seen = self.scopes.seen(module)
+        seen = self.scopes.seen[module]
         self.module_data, self.procs, self.funcs, self.traps = seen["data"], seen["proc"], seen["func"], seen["trap"]
 
     @contextlib.contextmanager
@@ -460,9 +451,9 @@ class _Flow(calls.Texts):
         before = (self.file, self.file_key, self.path, self.text, self.lines, self.module)
         self.file, self.file_key = file, file << 40
         self.path, self.text, self.lines = self._files[file]
-        starts, numbers = self._module_starts[file]
+        starts = self._module_starts[file]
         if at is not None and starts:
-            self.enter_module(numbers[max(bisect.bisect_right(starts, at) - 1, 0)])
+            self.enter_module(starts[max(bisect.bisect_right(starts, (at, len(self.modules))) - 1, 0)][1])
         try:
             yield
         finally:
@@ -478,29 +469,22 @@ class _Flow(calls.Texts):
                     if item.data in ("record_decl", "alias_decl") and not (file and _is_local(item)):
                         self.declare_type(item)  # (the task's types are one table: another module's own is its own)
                     elif item.data == "data_decl":
-                        self._collect_data(item)
+                        self.declare_other(item)
+                        data = self.module_data[_declared_key(item)]
+                        if len(self.modules) > 1 and data.value is None and data.node is not None:
+                            self._deferred.append((item, file))
                     elif item.data in ("proc", "func", "trap"):
                         self._collect_routine(item)
-
-    def _collect_data(self, item: Tree) -> None:
-        """A data declaration of the module being read."""
-        self.declare_other(item)
-        data = self.module_data[_declared_key(item)]
-        if len(self.modules) > 1 and data.value is None and data.node is not None:
-            self._deferred.append((item, self.file))
 
     def _collect_routine(self, item: Tree) -> None:
         """A PROC, FUNC or TRAP of the module being read (of this file, or another of the task): the task's, or
         its module's own (``LOCAL``), which hides a global one of its name in that module ("Scope rules")."""
         name = self._routine_name(item)
-        if self.file:
-            self.origin[id(item)] = self.file
-        else:
-            self.routines.append(item)
+        self.routines += [item] if not self.file else []
         self.module_of[id(item)] = self.module
         self.task_routines.append(item)
-        known = self.scopes.seen(self.module)[item.data].get(name.lower())
-        if known is not None and (self.module_of[id(known)] == self.module or not _is_local(item)):
+        known = self.scopes.seen[self.module][item.data].get(name.lower())
+        if known is not None and not _is_local(item):  # (two of one module: refused by check_module)
             first = self._files[self.routine_file(known)]  # (its path, text and lines)
             raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first[0]} "
                              f"(line {_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
@@ -717,7 +701,10 @@ class _Flow(calls.Texts):
         moving = [(sub, found) for head in _heads(statement) for sub in head.find_data("func_call") if (func := self.funcs.get(
             str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None]
         if moving and statement.data == "assign" and [sub for sub, _ in moving] == [statement.children[-1]]:
-            return self.run_moving_func(statement, local)
+            # (``x := F(...);`` whose FUNC moves the robot, as RAPID allows: its body run as a call's, its arguments
+            # bound; ``x`` changed at run time from here, its RETURN value not evaluated)
+            self._run_proc(statement.children[-1], statement, local)
+            return self.mark_changed(self.changed_root(statement.children[0]), statement, local)
         if moving:
             sub, found = moving[0]
             raise _Unsupported(f"{found}: a motion inside FUNC {sub.children[0]}, called in an expression here, is "
@@ -728,12 +715,6 @@ class _Flow(calls.Texts):
             return run(self, statement, local)
         finally:
             self.running = running
-
-    def run_moving_func(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``x := F(...);`` whose FUNC ``F`` moves the robot (RAPID allows any instruction in a FUNC): its body run as
-        a call's, its arguments bound; ``x`` changed at run time from here (its RETURN value is not evaluated)."""
-        self._run_proc(statement.children[-1], statement, local)
-        self.mark_changed(self.changed_root(statement.children[0]), statement, local)
 
     def run_if(self, statement: Tree, local: dict[str, _Data]) -> bool | None:
         """An ``IF``, ``TEST`` or ``WHILE``: the body the file decides, else each (:meth:`run_unresolved`); ``WHILE
@@ -770,25 +751,22 @@ class _Flow(calls.Texts):
             condition, body = statement.children[0], statement.children[-1]
             if not self.summary(body).steps or self._decided_value(condition, local) is not True:
                 return False
-            changes = list(self._changes_in(body, ()))
+            changes = [(change, heads, None if change.data != "assign" else  # (its datum's key; "": none's)
+                        str(self.changed_root(change.children[0]) or "").lower()) for change, heads in
+                       self._changes_in(body, ())]
             watched, grown = _names_read(condition), True
             while grown:
                 grown = False
-                for change, heads in changes:
-                    if change.data != "assign":
-                        if self.summary(change).assigns & watched:
-                            return False  # (a call, a loop or an instruction that changes it: a search's found point)
-                        continue
-                    root = self.changed_root(change.children[0])
-                    if root is None or str(root).lower() not in watched:
+                for change, heads, root in changes:
+                    if root is None and self.summary(change).assigns & watched:
+                        return False  # (a call, a loop or an instruction that changes it: a search's found point)
+                    if root is None or root not in watched:
                         continue
                     reads = set().union(*map(_names_read, (change.children[-1], *heads)))
                     if any(self._decided_value(node, local) is None for node in (change.children[-1], *heads)):
                         return False
                     grown, watched = grown or not reads <= watched, watched | reads
-            given = {str(root).lower() for change, _ in changes if change.data == "assign"
-                     and (root := self.changed_root(change.children[0])) is not None}
-            return bool(_names_read(condition) & given)
+            return bool(_names_read(condition) & {root for _, _, root in changes})
 
     def _changes_in(self, body: Tree, heads: tuple[Tree, ...]) -> Iterator[tuple[Tree, tuple[Tree, ...]]]:
         """Each statement of ``body`` but an ``IF`` or ``TEST`` (whose bodies are entered), with the conditions and
@@ -908,11 +886,9 @@ class _Flow(calls.Texts):
                 return None
         return bodies[-1] if exhaustive else Tree("body", [])
 
-    def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
+    def _decided_value(self, node: Tree, local: dict[str, _Data]) -> object:
         """The value of condition ``node`` if it reads only known data that nothing in the task changes or that this
         cycle gave a value before (a FOR counter, a parameter, a datum the cycle set from constants); else None."""
-        if not isinstance(node, Tree):
-            return None
         declared = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
                                                      in _DECLARATION_FUNCTIONS and len(t.children) > 1)
                     for t in call.children[1].children[0].iter_subtrees()}
@@ -933,7 +909,7 @@ class _Flow(calls.Texts):
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
             name = key if bound is None else bound.name.lower()  # (a parameter passed a datum of the task: that one)
             if self.changed_at(key) is not None or self.changed_at(name) is not None or name not in self.module_data \
-                    or (name in self.task_changes[0] or name in self.persistent) and self.marks.get(
+                    or (name in self.task_changes[0] or "pers" in self.storages.get(name, ())) and self.marks.get(
                         name, _NO_MARK).followed is None or name in self.outside or name in self.task_changes[1]:
                 return None  # (it may change while running; one the task changes: until this cycle gives it a value
                 # that reads no PERS the cycle did not set, which another task or the operator writes; a TRAP's: never)
@@ -1182,7 +1158,7 @@ class _Flow(calls.Texts):
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
                                "only while running", statement)
         self.mark_all(found.assigns - found.local, trap, statement, local)
-        if self._motions_in(trap, frozenset(("clearpath",))):  # (the motion it cuts short stops anywhere, and the
+        if "clearpath" in found.calls:  # (the motion it cuts short stops anywhere, and the
             # program goes on: _Motions.standing_value; ExitCycle restarts the cycle, RestoPath ends the stored motion)
             self.path_cut = self.path_cut or f"TRAP {name} connected at {self._at(statement, self.file)}"
         self.visited[id(trap)] = trap
@@ -1302,7 +1278,7 @@ class _Flow(calls.Texts):
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
         """The data some statement of the task may give a value (a routine it passes them to too), and those a TRAP
         may (at any time once connected)."""
-        other = [r for r in self.task_routines if id(r) in self.origin]
+        other = [r for r in self.task_routines if self.routine_file(r)]
         return (frozenset().union(*(self.summary(r).assigns for r in (
                     *self.routines, *(r for r in other if r.data != "trap")))),
                 frozenset().union(*(self.summary(t).assigns for t in (*self.routines, *other) if t.data == "trap")))
@@ -1317,7 +1293,7 @@ class _Flow(calls.Texts):
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.procs and id(self.procs[key]) in self.origin and self.summary(self.procs[key]).blocker is None:
+        elif key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).blocker is None:
             # another module's routine that moves nothing: passed over, what it assigns changed from the call on
             self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
@@ -1332,7 +1308,7 @@ class _Flow(calls.Texts):
             seconds = self._as_number(value, positional[0])
             if seconds < 0:
                 raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
-            self.steps.append(Wait(seconds, span_of(statement)))
+            self.steps.append(Wait(seconds, span_of(statement), self.file))
         elif key == "velset":
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
@@ -1366,7 +1342,7 @@ class _Flow(calls.Texts):
         key = name.lower()
         if len(self._routines_run) > 33:  # (more than 32 calls being run: their bodies and the entry routine's)
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
-        routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_moving_func)
+        routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_statement)
         body = _body(routine)
         found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
@@ -1467,23 +1443,20 @@ class _Flow(calls.Texts):
                 "nothing but the data passed to it (a motion that reads those after a call is refused); their time is "
                 "not in the time estimate (give its module with --module FILE to have it followed)"))
 
-    def entry_module(self) -> int:
-        """The module of this file whose PROC ``--entry`` names (none does: the file's first)."""
-        key = self.task.options.entry.lower()
-        return next((m for m in self._module_starts[0][1] if id(self.scopes.seen(m)["proc"].get(key)) in
-                     {id(r) for r in self.routines}), self.module)
-
     def entry_routines(self) -> list[Tree]:
-        """The entry routine (``--entry``); without a ``main``, or an empty one, every parameterless PROC of the
-        module no routine calls, in file order."""
-        entry = self.task.options.entry
-        found = self.procs.get(entry.lower())
-        own = found is not None and id(found) not in self.origin
-        if not own and entry.lower() != "main":
-            other = found or self.funcs.get(entry.lower()) or self.traps.get(entry.lower())
+        """The entry routine (``--entry``), its module entered (the first of this file that sees it as a PROC of this
+        file; else the file's first); without a ``main``, or an empty one, every parameterless PROC of the module no
+        routine calls, in file order."""
+        entry, key = self.task.options.entry, self.task.options.entry.lower()
+        self.enter_module(next((m for _, m in self._module_starts[0] if (p := self.scopes.seen[m]["proc"].get(key))
+                                is not None and not self.routine_file(p)), self.module))
+        found = self.procs.get(key)
+        own = found is not None and not self.routine_file(found)
+        if not own and key != "main":
+            other = found or self.funcs.get(key) or self.traps.get(key)
             got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
-                   + (f" of {self._files[self.origin[id(other)]][0]}" if id(other) in self.origin else ""))
-            names = [self._routine_name(p) for p in self.procs.values() if id(p) not in self.origin]
+                   + (f" of {self._files[self.routine_file(other)][0]}" if self.routine_file(other) else ""))
+            names = [self._routine_name(p) for p in self.procs.values() if not self.routine_file(p)]
             raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
                              f"{', '.join(names) or 'none'})", path=self.path)
         if own:
@@ -1493,11 +1466,11 @@ class _Flow(calls.Texts):
                                  f"{self._routine_name(found)} of {len(required)} parameter(s) "
                                  f"({', '.join(str(n[1]) for n in required)})", path=self.path,
                                  row=_location(found)[0], column=_location(found)[1])
-            if entry.lower() != "main" or _body(found).children:
+            if key != "main" or _body(found).children:
                 return [found]
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
         routines = [p for name, p in self.procs.items()  # (the module's own parameterless PROCs no routine calls)
-                    if id(p) not in self.origin and name not in called and not any(p.find_data("param")) and p is not found]
+                    if not self.routine_file(p) and name not in called and not any(p.find_data("param")) and p is not found]
         if own and routines:
             self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
                                       "that no routine calls are run in file order, as one cycle ("
@@ -1538,15 +1511,16 @@ class _Flow(calls.Texts):
                 "func_call") if str(call.children[0]).lower() in _DECLARATION_FUNCTIONS and len(call.children) > 1
                 and isinstance(call.children[1].children[0], Tree)
                 and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
-            unrun = _Spans([] if self._reach[1] else [(r.meta.start_pos, r.meta.end_pos) for r in module_tree.find_data(
-                "proc") if id(r) not in self._reach[0]])  # (the reach found once for the task)
-            for token in (node.children[0] for node in module_tree.find_data("name")):
-                if token.start_pos not in size_only and not (str(token).lower() in consts
-                                                             and token.start_pos in unrun):
+            unrun = set() if self._reach[1] else {id(n) for r in module_tree.find_data("proc") if id(r) not in
+                                                  self._reach[0] for n in r.iter_subtrees()}  # (their nodes)
+            for node in module_tree.find_data("name"):
+                token = node.children[0]
+                if token.start_pos not in size_only and not (str(token).lower() in consts and id(node) in unrun):
                     uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
-            for token in (node.children[0] for node in module_tree.find_data("moves")):
+            for node in module_tree.find_data("moves"):
+                token = node.children[0]
                 statements = self.move_matches(token)
-                not_read = consts if token.start_pos in unrun else frozenset()
+                not_read = consts if id(node) in unrun else frozenset()
                 for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                     for value, start in statements.read(part):
                         if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in not_read:
@@ -1575,7 +1549,7 @@ class _Flow(calls.Texts):
                 continue
             reached[id(routine)] = routine
             late = late or self.summary(routine).late
-            seen = self.scopes.seen(self.routine_module(routine))
+            seen = self.scopes.seen[self.routine_module(routine)]
             todo += [r for r in (next((seen[kind][key] for kind in ("proc", "func", "trap") if key in seen[kind]), None)
                                  for key in self.summary(routine).calls) if r is not None]
         return reached, late
@@ -1608,23 +1582,9 @@ def _heads(statement: Tree) -> list[Tree]:
                         [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
 
 
-def _names_read(node: Tree | Token) -> set[str]:
+def _names_read(node: Tree) -> set[str]:
     """The names (lower case) expression ``node`` reads."""
-    return {str(n.children[0]).lower() for n in node.find_data("name")} if isinstance(node, Tree) else set()
-
-
-class _Spans:
-    """Spans ``[start, end)`` of a file that do not overlap (its routines'), asked whether they hold an offset: a
-    binary search, not a scan of every span (a module of 20,000 routines no cycle runs read in 42 s against 1.5, the
-    uses of its names times its routines)."""
-
-    def __init__(self, spans: list[tuple[int, int]]) -> None:
-        self._spans = sorted(spans)
-        self._starts = [start for start, _ in self._spans]
-
-    def __contains__(self, offset: int) -> bool:
-        k = bisect.bisect_right(self._starts, offset) - 1
-        return k >= 0 and offset < self._spans[k][1]
+    return {str(n.children[0]).lower() for n in node.find_data("name")}
 
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what

@@ -31,8 +31,7 @@ class FunctionError(ValueError):
 
 def _arg(kind: str, value: object, what: str) -> object:
     """An argument of ``kind`` as the function takes it (a ``whole`` an int, a ``pos`` an array [mm], an ``orient`` a
-    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind (a
-    record's shape, a ``pos``, ``orient``, ``pose`` or ``robtarget``, is the caller's to check: :data:`FUNCTIONS`)."""
+    rotation matrix, a ``pose`` both); a :class:`FunctionError` naming ``what`` where it is not of that kind."""
     if kind in ("num", "whole"):
         if isinstance(value, bool) or not isinstance(value, float):
             raise FunctionError(f"{what}: expected a num")
@@ -41,8 +40,6 @@ def _arg(kind: str, value: object, what: str) -> object:
         return int(value) if kind == "whole" else value
     if kind == "string" and not isinstance(value, str):
         raise FunctionError(f"{what}: expected a string")
-    if kind in ("string", "any"):
-        return value
     if kind == "pos":
         return np.asarray(value, dtype=float)
     if kind == "orient":
@@ -51,15 +48,11 @@ def _arg(kind: str, value: object, what: str) -> object:
         return matrix_from_quat_wxyz(q)
     if kind == "pose":
         return _arg("pos", value[0], what), _arg("orient", value[1], what)  # type: ignore[index]
-    return value  # (a robtarget)
+    return value  # (a string, a robtarget, any)
 
 
 def _orient(matrix: np.ndarray) -> list[float]:
-    return [float(v) for v in quat_wxyz_from_matrix(matrix)]
-
-
-def _listed(vector: np.ndarray) -> list[float]:
-    return [float(v) for v in vector]
+    return quat_wxyz_from_matrix(matrix).tolist()
 
 
 def _rounded(value: float, dec: object = 0.0, truncate: bool = False) -> float:
@@ -96,7 +89,7 @@ def _reltool(point: list, dx: float, dy: float, dz: float, rx: float = 0.0, ry: 
     R = matrix_from_quat_wxyz(point[1])
     turned = R @ rot_x(math.radians(_arg("num", rx, "\\Rx"))) @ rot_y(math.radians(_arg("num", ry, "\\Ry"))) \
         @ rot_z(math.radians(_arg("num", rz, "\\Rz")))
-    return [_listed(np.asarray(point[0]) + R @ np.array([dx, dy, dz])), _orient(turned), *point[2:]]
+    return [(np.asarray(point[0]) + R @ np.array([dx, dy, dz])).tolist(), _orient(turned), *point[2:]]
 
 
 def _position(text: str, position: int, last: int = 0) -> int:
@@ -171,10 +164,9 @@ def _dnum_to_num(value: float, **integer: None) -> float:
     return value
 
 
-#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (an argument of a record
-#: kind, which the function's reader checks the shape of, is a RAPID type of :data:`.rapid_data.RECORDS`), the
-#: optional arguments each takes, the RAPID type of its value and the function of its arguments read (optional ones
-#: by keyword, None for a switch).
+#: The functions evaluated here, by lower-case name: the kinds of their arguments in order (a record kind is a type of
+#: :data:`.rapid_data.RECORDS`), the optional arguments each takes, the RAPID type of its value and the function of
+#: its arguments read (optional ones by keyword, None for a switch).
 FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
     "offs": (("robtarget", "num", "num", "num"), (), "robtarget",  # (moved along the work object's axes)
              lambda point, dx, dy, dz: [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]),
@@ -196,10 +188,9 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
                   lambda z, y, x: _orient(rot_z(math.radians(z)) @ rot_y(math.radians(y)) @ rot_x(math.radians(x)))),
     "eulerzyx": (("orient",), ("x", "y", "z"), "num", _euler),
     "norient": (("orient",), (), "orient", _orient),
-    "poseinv": (("pose",), (), "pose", lambda pose: [_listed(-(pose[1].T @ pose[0])), _orient(pose[1].T)]),
-    "posemult": (("pose", "pose"), (), "pose",
-                 lambda a, b: [_listed(a[0] + a[1] @ b[0]), _orient(a[1] @ b[1])]),
-    "posevect": (("pose", "pos"), (), "pos", lambda pose, pos: _listed(pose[0] + pose[1] @ pos)),
+    "poseinv": (("pose",), (), "pose", lambda pose: [(-(pose[1].T @ pose[0])).tolist(), _orient(pose[1].T)]),
+    "posemult": (("pose", "pose"), (), "pose", lambda a, b: [(a[0] + a[1] @ b[0]).tolist(), _orient(a[1] @ b[1])]),
+    "posevect": (("pose", "pos"), (), "pos", lambda pose, pos: (pose[0] + pose[1] @ pos).tolist()),
     "distance": (("pos", "pos"), (), "num", lambda a, b: float(np.linalg.norm(a - b))),
     "vectmagn": (("pos",), (), "num", lambda a: float(np.linalg.norm(a))),
     "dotprod": (("pos", "pos"), (), "num", lambda a, b: float(a @ b)),

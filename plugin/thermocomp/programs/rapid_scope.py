@@ -194,17 +194,13 @@ class Visible(MutableMapping):
 
 class Scopes:
     """The names of a task's modules (numbered in file order, a file's modules in written order): the global ones of
-    each kind (:data:`KINDS`), each module's ``LOCAL`` ones, and what each module sees (:meth:`seen`). A name is
+    each kind (:data:`KINDS`), each module's ``LOCAL`` ones, and what each module sees (:attr:`seen`). A name is
     looked up routine -> module -> task: a routine's data hide its module's, a module's ``LOCAL`` ones the task's."""
 
     def __init__(self, n_modules: int) -> None:
         self.task: dict[str, dict] = {kind: {} for kind in KINDS}
         self.own: list[dict[str, dict]] = [{kind: {} for kind in KINDS} for _ in range(n_modules)]
-        self._seen = [{kind: Visible(own[kind], self.task[kind]) for kind in KINDS} for own in self.own]
-
-    def seen(self, module: int) -> dict[str, Visible]:
-        """What module ``module`` sees, by kind."""
-        return self._seen[module]
+        self.seen = [{kind: Visible(own[kind], self.task[kind]) for kind in KINDS} for own in self.own]
 
     def table(self, module: int, kind: str, local: bool) -> dict:
         """Where a declaration of ``kind`` in ``module`` goes: the module's own (``local``: ``LOCAL``) or the task's."""

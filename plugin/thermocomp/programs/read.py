@@ -1,8 +1,5 @@
-"""Read a robot program by its extension (RAPID or URScript), and refuse what cannot be compensated as read.
-
-:func:`read_program` gives the :class:`~thermocomp.programs.model.RobotProgram`;
-:func:`read_checked` also refuses a program with an unsupported construct (unless kept), with no motion,
-or with motions that have no joints form when that form is asked for. docs/programs.md.
+"""Read a robot program by its extension (RAPID or URScript, :func:`read_program`), and refuse what cannot be
+compensated as read (:func:`read_checked`). docs/programs.md.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from thermocomp.programs import passes
 from thermocomp.programs.grammars import TooManyTokens
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
-from thermocomp.programs.rapid import RAPID_SUFFIXES, RapidOptions
+from thermocomp.programs.rapid import MOTIONS, RAPID_SUFFIXES, RapidOptions, read_rapid
 
 #: File extensions read as URScript.
 URSCRIPT_SUFFIXES = (".script", ".urscript")
@@ -35,12 +32,11 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     ``progress(motions, None)`` hears of a long RAPID module's motions; ``rapid``: the task's other modules and
     entry routine (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
-    from thermocomp.programs.rapid import read_rapid
-
     language = language_of(path, flag=None)
-    for name, option in ((path, ""), *((m, "--module") for m in (() if rapid is None else rapid.modules))):
+    rapid = RapidOptions() if rapid is None else rapid
+    for name, option in ((path, ""), *((m, "--module") for m in rapid.modules)):
         check_file_name(name, option)
-    if language == "rapid" and rapid is not None:
+    if language == "rapid" and rapid.modules:
         _check_modules(path, rapid.modules)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(_depth() + READ_FRAMES)  # (the same levels of nesting whoever calls)
@@ -49,8 +45,7 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
             return read_rapid(path, progress, rapid)
         from thermocomp.programs.urscript import read_urscript
 
-        options = RapidOptions() if rapid is None else rapid
-        return read_urscript(path, options.max_motions, options.modules, options.entry)
+        return read_urscript(path, rapid.max_motions, rapid.modules, rapid.entry)
     except TooManyTokens as exc:  # (a run's statements that the general rules read: in the walker's file)
         raise exc.error(getattr(_walker_of(exc), "path", str(path))) from None
     except RecursionError as exc:  # (the readers follow nesting recursively)
@@ -177,12 +172,8 @@ def _check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     written as a per-pass table (:func:`.passes.groups`)."""
     run, rapid = prog.run, prog.language == "rapid"
     if output == "joints":
-        if rapid:
-            from thermocomp.programs.rapid import MOTIONS
-
-            bad = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
-        else:
-            bad = np.flatnonzero(run.kind == _KIND_CODE[CIRCULAR]).tolist()
+        bad = ([i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS] if rapid
+               else np.flatnonzero(run.kind == _KIND_CODE[CIRCULAR]).tolist())
         if bad:
             i, why = bad[0], " (its process arguments belong to a Cartesian move)" * rapid
             raise InputError(f"{run.instruction[i]} has no joint form{why}: --program-output joints cannot write it (use "

@@ -15,7 +15,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.csvtext import MAX_CELL
 from thermocomp.kinematics.ik import turns
-from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram, Span, Wait
 from thermocomp.robot.chain import Chain
 
 #: The longest cycle an estimate may give [min]: a targets file's bound on ``time_min`` (io.csvtext.MAX_CELL).
@@ -118,20 +118,22 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     if program.motion_steps.size:
         durations[program.motion_steps] = _motion_times(chain, program.run, T_world_tcp, q)
     estimated = float(durations.sum())
-    scale = 1.0
     if cycle_time_s is not None:
         if estimated <= 0:
             raise ConfigurationError("--cycle-time-s: the program's estimated cycle time is 0; nothing to rescale")
-        scale = cycle_time_s / estimated
-    durations = durations * scale
+        durations = durations * (cycle_time_s / estimated)
     ends = np.cumsum(durations)  # (when each step ends)
     beyond = ~np.isfinite(ends) | (ends > MAX_MINUTES * 60.0)
     if np.any(beyond):  # (a cycle that passes MAX_MINUTES, or never ends: named at the step)
         k = int(np.argmax(beyond))
-        where = program.statement_of_step(k)
+        j = int(np.searchsorted(program.motion_steps, k))  # (the motions before step k: it is motion j, or a wait)
+        waits = [step for step in program.steps if isinstance(step, Wait)]
+        motion = k in program.motion_steps[j:j + 1]
+        where = Span(*program.run.statement[j].tolist()) if motion else waits[k - j].statement
+        file = int(program.run.file[j]) if motion else waits[k - j].file
         raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
-                         f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
-                         row=where.line, column=where.column)
+                         f"{durations[k]:.3g} s): a wait or a speed no robot program means",
+                         path=program.files[file][0], row=where.line, column=where.column)
     cycle = float(durations.sum())
     if duration_min is not None:  # the cycles that start before it ends (an exact multiple: not one more)
         cycles = max(1, int(np.ceil(duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
@@ -148,13 +150,11 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
     first = motions.first_points()
     last = first + motions.n_points - 1
     previous = np.r_[last[-1], last[:-1]]  # the cycle repeats: its first motion starts from its last point
-    circular = motions.kind == _KIND_CODE[CIRCULAR]
     joint_move = (motions.kind == _KIND_CODE[JOINT]) | (motions.kind == _KIND_CODE[ABSOLUTE_JOINT])
     tcp_speed, joint_speed, acceleration = motions.tcp_speed, motions.joint_speed, motions.acceleration
-    at_last = rows_or_run(last)  # (views where every motion has one point)
-    joint_travel = np.abs(q[at_last] - q[previous])
-    arc = np.flatnonzero(circular)  # through the via point
-    joint_travel[arc] = np.abs(q[first[arc]] - q[previous[arc]]) + np.abs(q[last[arc]] - q[first[arc]])
+    at_first, at_last = rows_or_run(first), rows_or_run(last)  # (views where every motion has one point)
+    joint_travel = np.abs(q[at_first] - q[previous]) + np.abs(q[at_last] - q[at_first])  # (a circle's: via its first)
+    arc = np.flatnonzero(motions.kind == _KIND_CODE[CIRCULAR])
     limiting_joint = row_max_abs(joint_travel / chain.velocity)  # (travel and speeds >= 0)
     p_from, p_to = T[previous, :3, 3], T[at_last, :3, 3]
     distance = row_norms(p_to - p_from)

@@ -101,11 +101,9 @@ def parse_urscript_text(text: str, path: str) -> Tree:
 _BLOCKS = {"DEF": True, "THREAD": True, "IF": False, "WHILE": False}
 
 
-# ----- what the URScript controller refuses to compile although the grammar reads it: a keyword argument given twice,
-# before a positional one or for a parameter a positional one already gives (``movel(p, 0.5, a=1)``), a function
-# defined twice in one scope (UR, "The URScript Programming Language": functions, keyword arguments, scoping). Each
-# refusal names the file, line and column. (A name not defined in the file is the walker's: the controller may
-# supply it.)
+# ----- what the URScript controller refuses to compile although the grammar reads it (UR, "The URScript Programming
+# Language": functions, keyword arguments, scoping), each refusal naming the file, line and column. (A name not
+# defined in the file is the walker's: the controller may supply it.)
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
 _SCOPES = frozenset(("start", "func_def", "thread_def", "sec_def"))
@@ -171,10 +169,10 @@ MAX_FUNCTION_DEPTH = 32
 
 
 def _check_script(tree: Tree, path: str, statements: Callable[[Token], Statements]) -> None:
-    """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``), naming ``path``,
-    line and column: a keyword argument twice or before a positional one; a ``def`` of a name already defined in
-    the same scope (the script's top level, or one function's body); and a function nested more than
-    :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not follow. ``statements``: a run's, split once."""
+    """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``): a keyword argument
+    given twice, before a positional one or for a parameter a positional one gives (``movel(p, 0.5, a=1)``); a
+    ``def`` of a name already defined in the same scope (the top level, or one function's body); and a function
+    nested more than :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not follow. ``statements``: a run's."""
     stack = [(tree, 0)]  # (lark's iter_subtrees_topdown, each node with the functions around it)
     while stack:
         node, depth = stack.pop()
@@ -210,8 +208,7 @@ class _Walker(Flow, Motions, Values):
         self._summaries: dict = {}  # what is found once (Flow._once)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring: list[Tree] = []  # loops whose passes are followed only to find their head (Flow.settle)
-        self._calls_done: dict = {}  # calls by the state they ran from, and those that moved (Flow.call_function_of_file)
-        self._moved: dict = {}
+        self._calls_done: dict = {}  # calls by the state they ran from (Flow.call_function_of_file)
         self.started_threads: set[str] = set()
         self._discarded: list = []  # steps of passes taken back (Flow.settle), kept alive: their ids keyed tables
         self._templates: dict[int, tuple] = {}  # (Motions.moves_columns)

@@ -401,7 +401,7 @@ class Flow(calls.Texts):
         with _on(self.sequence_starts, len(self.steps)):
             return self.run_body(statements, local, depth)
 
-    def run_jump(self, st: Tree, local: dict, depth: int = 0) -> _Left:
+    def run_jump(self, st: Tree, local: dict, _depth: int) -> _Left:
         """``break``, ``continue`` or ``return``: under a condition not resolved in the loop or function it leaves,
         its state and value go where it jumps (:attr:`_Frame.exits`)."""
         kind, value, frame = st.data.split("_")[0], None, self.frames[-1]
@@ -499,21 +499,21 @@ class Flow(calls.Texts):
         return None
 
     @contextlib.contextmanager
-    def unresolved(self, st: Tree, word: str, why: str = "", deeper: bool = True):
-        """Within: statements followed under a condition known only while running (unless not ``deeper``: PolyScope's
-        main loop); after, a note naming the motions compensated there (``word``: the construct ``st``)."""
+    def unresolved(self, st: Tree, word: str, why: str = ""):
+        """Within: statements followed under a condition known only while running; after, a note naming the motions
+        compensated there (``word``: the construct ``st``)."""
         first = len(self.steps)
-        self.unresolved_depth += deeper
+        self.unresolved_depth += 1
         try:
             yield
         finally:
-            self.unresolved_depth -= deeper
-        if deeper and len(self.steps) > first:  # (it moved on a path known only while running: where the robot stands
-            self.sequence_starts[:] = [len(self.steps)] * len(self.sequence_starts)  # after it is not known)
-        rows = sorted(set(calls.motion_lines(self.steps[first:])))  # (one file: its lines in order)
-        if rows and deeper:
-            self.conditional_lines.extend(line for _, line in rows)
-            self.note_once(self.note_unresolved(word, rows, line_col(st), why))
+            self.unresolved_depth -= 1
+        if len(self.steps) > first:  # (it moved on a path known only while running: where the robot stands after it
+            self.sequence_starts[:] = [len(self.steps)] * len(self.sequence_starts)  # is not known)
+            rows = sorted(set(calls.motion_lines(self.steps[first:])))  # (one file: its lines in order)
+            if rows:
+                self.conditional_lines.extend(line for _, line in rows)
+                self.note_once(self.note_unresolved(word, rows, line_col(st), why))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
         """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
@@ -545,12 +545,13 @@ class Flow(calls.Texts):
             self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
             self.loop_noted = True
             self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-        if not main and facts.holds is None:
+        if main:
+            return self.settle(st, body, local, depth)
+        if facts.holds is None:
             self.pass_over(st, facts, "while", local)
             return None
-        with self.unresolved(st, "while", deeper=not main):
-            if not main:
-                self.count(1, st)
+        with self.unresolved(st, "while"):
+            self.count(1, st)
             return self.settle(st, body, local, depth)
 
     def settle(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
@@ -767,19 +768,16 @@ class Flow(calls.Texts):
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
         held = tuple(map(self.globals.get, summary.reads))
-        read = ()
-        if summary.stands:  # (where the robot stands: the motion before it, Flow.standing_pose)
-            read = (self.standing_key(),)
-        arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
-                          for param, b in scope.items())
+        read = (self.standing_key(),) if summary.stands else ()  # (where the robot stands: Flow.standing_pose)
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
-               arguments, tuple(None if b is None else b.signature for b in held), read)
+               tuple((param, b.signature) for param, b in scope.items()),
+               tuple(None if b is None else b.signature for b in held), read)
         moved_key = (key, bool(self._exploring), depth, tuple(f.name for f in self.frames), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.read_at_call_site)
-        done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
+        done = None if summary.cyclic else self._calls_done.get(key) or self._calls_done.get(moved_key)
         this = (name, span_of(call))  # (one object a call: passes._by_call tells runs apart)
         if done is not None:  # (made again from a state met before: what it did then, done again)
-            changed, self.tool, self.tool_why, returned, units, added = done[1:]
+            changed, self.tool, self.tool_why, returned, units, added = done
             self.globals.update(changed)
             for step, where in added:
                 step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
@@ -804,9 +802,9 @@ class Flow(calls.Texts):
             # (it changed only globals, the tool and steps, and read no pose the robot stands at, which marks what reads
             # it: Values.stood; a call adds globals, never removes one)
             changed = {g: b for g, old in zip(summary.reads, held) if (b := self.globals.get(g)) is not old}
-            (self._moved if added else self._calls_done)[moved_key if added else key] = (
-                read, changed, self.tool, self.tool_why, returned, self.unrolled - mark[-1],
-                [(s, self._in_call.get(id(s))) for s in added])
+            self._calls_done[moved_key if added else key] = (changed, self.tool, self.tool_why, returned,
+                                                              self.unrolled - mark[-1],
+                                                              [(s, self._in_call.get(id(s))) for s in added])
         return returned
 
     def through_call_site(self, node, local: dict) -> Point | None:
@@ -863,8 +861,7 @@ class Flow(calls.Texts):
         if args or kwargs:
             raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
                               "at, after a motion of the program to a known target)", node)
-        run = self._last_run()
-        motion = None if run is None else run.take([len(run) - 1]).motions()[0]
+        motion = self._last_motion()
         why = None
         if self.unsupported:  # (a motion left as written may have moved the robot since)
             why = (f"a construct before it is not followed (line {self.unsupported[0].line}): where the robot stands "
@@ -893,20 +890,28 @@ class Flow(calls.Texts):
 
     def standing_key(self) -> tuple | int | None:
         """What :meth:`standing_pose` reads here, by value (a call's memory keys a function that may read it by this,
-        :meth:`call_function_of_file`): the line of the first construct not followed, else the last motion of the
-        sequence being followed (its instruction, statement, file, target and tool, found once a step), None where
-        there is none. Two motions of one statement to one target are one key, wherever they stand in the steps."""
+        :meth:`call_function_of_file`): the line of the first construct not followed, else the last motion's
+        instruction, statement, file, target and tool, None where there is none. Two motions of one statement to one
+        target are one key, wherever they stand in the steps."""
         if self.unsupported:
             return self.unsupported[0].line
-        step = self._last_run()
-        return None if step is None else self._once(("standing", id(step)), lambda: _last_motion_key(step))
+        motion = self._last_motion()
+        if motion is None:
+            return None
+        point = motion.points[-1]
+        return (motion.instruction, motion.statement, motion.file,
+                None if point.T_world_tcp is None else point.T_world_tcp.tobytes(), point.T_flange_tcp.tobytes())
 
-    def _last_run(self) -> MotionRun | None:
-        """The last motion step of the sequence being followed (past the waits after it), None where there is none."""
+    def _last_motion(self) -> Motion | None:
+        """The last motion of the sequence being followed (past the waits after it), found once a step; None where
+        there is none."""
         k = len(self.steps) - 1
         while k >= self.sequence_starts[-1] and not isinstance(self.steps[k], MotionRun):
             k -= 1
-        return self.steps[k] if k >= self.sequence_starts[-1] else None
+        if k < self.sequence_starts[-1]:
+            return None
+        step = self.steps[k]
+        return self._once(("last motion", id(step)), lambda: step.take([len(step) - 1]).motions()[0])
 
     def _blend(self, motion: Motion) -> float | None:
         """The blend radius ``r`` [m] of ``motion`` as written, 0 by default; None when it is not a number."""
@@ -918,15 +923,6 @@ class Flow(calls.Texts):
             return 0.0 if written is None else float(self.text[span_of(written).start:span_of(written).end])
         except ValueError:
             return None
-
-
-def _last_motion_key(step: MotionRun) -> tuple:
-    """The last motion of ``step`` as :meth:`Flow.standing_pose` reads it: instruction, statement, file, target
-    (None: a joint target) and tool."""
-    motion = step.take([len(step) - 1]).motions()[0]
-    point = motion.points[-1]
-    return (motion.instruction, motion.statement, motion.file,
-            None if point.T_world_tcp is None else point.T_world_tcp.tobytes(), point.T_flange_tcp.tobytes())
 
 
 #: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`); those passed by do nothing.

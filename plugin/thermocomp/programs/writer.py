@@ -248,11 +248,6 @@ def task_view(prog: RobotProgram) -> RobotProgram:
     at_motion = bases[run.file]
     at_argument = at_motion[run.row_of_points()]
 
-    def spans_moved(spans: np.ndarray, by: np.ndarray) -> np.ndarray:
-        out = spans.copy()
-        out[:, :2] += by[:, None]
-        return out
-
     def moved(at: int) -> int:  # (a task-wide offset, ``file << 40`` added: MotionRun.text_keys, passes.settle)
         return at - (at >> 40 << 40) + int(bases[at >> 40])
 
@@ -261,9 +256,10 @@ def task_view(prog: RobotProgram) -> RobotProgram:
 
     whole = tuple(None if s is None else Span(s.start + b, s.end + b, s.line, s.column)
                   for s, b in zip(run.whole_argument, at_argument.tolist()))
+    shift = np.array([1, 1, 0, 0])  # (a span's start and end moved, its line and column kept)
     view_run = dataclasses.replace(
-        run, statement=spans_moved(run.statement, at_motion), name=spans_moved(run.name, at_motion),
-        text=spans_moved(run.text, bases[run.text_file]), argument=spans_moved(run.argument, at_argument),
+        run, statement=run.statement + np.outer(at_motion, shift), name=run.name + np.outer(at_motion, shift),
+        text=run.text + np.outer(bases[run.text_file], shift), argument=run.argument + np.outer(at_argument, shift),
         whole_argument=whole, file=np.zeros(len(run), dtype=np.int64), text_file=np.zeros(len(run.text), dtype=np.int64))
     extra = {**prog.extra, "per_pass": frozenset(map(moved_key, prog.extra.get("per_pass") or ())),
              "per_motion": frozenset(map(moved_key, prog.extra.get("per_motion") or ())),
@@ -279,8 +275,6 @@ def task_view(prog: RobotProgram) -> RobotProgram:
 def split(data: bytes, prog: RobotProgram) -> tuple[bytes, tuple[bytes | None, ...]]:
     """The program's bytes and each other module's (``None`` where unchanged) of ``data``, a text of
     :func:`task_view` written."""
-    parts = data.split(SEPARATOR.encode("latin-1"))
-    if len(parts) != len(prog.files):  # (the writers replace target texts only: never across a file's end)
-        raise AssertionError(f"expected {len(prog.files)} files in the written task, got {len(parts)}")
+    parts = data.split(SEPARATOR.encode("latin-1"))  # (the writers replace target texts only: one part a file)
     return parts[0], tuple(None if part == text.encode("latin-1") else part
-                           for part, (_, text) in zip(parts[1:], prog.modules))
+                           for part, (_, text) in zip(parts[1:], prog.modules, strict=True))
