@@ -63,14 +63,14 @@ class _Bounded:
         return counted() if self.inner is None else self.inner.process(counted())
 
 
-def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
+def lalr_parser(grammar_file: str, substitutions: dict[str, str], **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file`` with each ``{KEY}``
     replaced by ``substitutions[KEY]``, its tables cached as ``__pycache__/<name>-<hash>.lark``; every parse bounded
     (:data:`MAX_TOKENS`)."""
-    _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
+    _BUILT.setdefault(grammar_file, (dict(substitutions), options))
     options = {**options, "postlex": _Bounded(options.get("postlex"))}
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
-    for key, value in (substitutions or {}).items():
+    for key, value in substitutions.items():
         grammar = grammar.replace("{" + key + "}", value)
     # The tables are a pickle, loaded back: they live beside the package (as trusted as its code), never in the shared
     # temporary folder where lark's ``cache=True`` would put them under a name another local user could plant first.
@@ -196,20 +196,16 @@ class RunStatements:
     arg_start, arg_end, arg_of
         Per argument ``(a,)``, in order: its span (whitespace aside; an optional argument's from its ``\\``) and
         its statement.
-
-    A file's runs are split together (:meth:`runs`): one pass of numpy over all of them, each run then its rows of
-    it, so that a run of one statement between two other statements costs about what a statement costs: ``template``
-    (a subclass's :meth:`place` builds it) is the :class:`~thermocomp.programs.model.MotionRun` of the file's
-    statements as their text gives them, and ``rows`` each run's ``(statements, points)`` slices of it (a run's
-    reading takes views of it, :meth:`.model.MotionRun.rows`).
+    template, rows
+        The :class:`~thermocomp.programs.model.MotionRun` of the file's statements as their text gives them (a
+        subclass's :meth:`place` builds it), and a run's ``(statements, points)`` slices of it (:meth:`runs`).
     """
 
     #: The attributes of a run's statements that :meth:`runs` gives each run, by what each is per statement: a place
     #: in the text (``"offset"``: less the run's place), places (``"offsets"``: the same where not -1), the number of
     #: a statement (``"index"``: less the run's first) or anything else (``""``). ``POINT``: those per point
     #: (:attr:`point_statement` is each point's statement).
-    STATEMENT: dict[str, str] = {"start": "offset", "instruction_end": "offset", "end": "offset",
-                                 "statement_rows": "", "name_rows": ""}
+    STATEMENT: dict[str, str] = {"start": "offset", "instruction_end": "offset", "end": "offset"}
     POINT: dict[str, str] = {}
     #: Facts of each run (:meth:`runs`): how many of its points have a boolean point column, by the fact's name.
     ANY: dict[str, str] = {}
@@ -421,8 +417,8 @@ def _still_open(stack: list, blocks: dict[str, bool], ends: frozenset[str]) -> s
     return f": {written} (line {getattr(token, 'line', '?')}) is not closed"
 
 
-def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dict[str, bool] | None = None,
-                  ends: frozenset[str] = frozenset()) -> Tree:
+def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dict[str, bool], ends: frozenset[str]
+                  ) -> Tree:
     """Parse a whole file's ``text`` (read as ISO-8859-1; a UTF-8 BOM blanked) with a reader's ``parser``.
 
     A failure is refused with line and column: as binary data where the text holds a control character, else as
@@ -460,7 +456,7 @@ def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dic
         if at_end and interactive is not None and not stack:
             raise InputError(f"{language} syntax: the file holds no statement, only comments and white space",
                              path=path, row=line) from None
-        unclosed = _still_open(stack, blocks, ends) if at_end and blocks and interactive else ""
+        unclosed = _still_open(stack, blocks, ends) if at_end and interactive else ""
         if [getattr(t, "type", "") for t in stack[-2:]] == ["DOLLAR", "NUMBER"]:  # (URScript's step line)
             unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
                         f"($ {stack[-1]} \"MoveJ\")")
@@ -469,8 +465,8 @@ def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dic
         if (language == "RAPID" and "SEMICOLON" in getattr(exc, "expected", ()) and ended is not None
                 and ended < line and not at_end):  # (the statement before went on to the next line's first word)
             opened = (text.split("\n", ended)[ended - 1].split() or [""])[0].upper()
-            unclosed = (f"{_still_open(stack, blocks or {}, ends)} where line {ended} opens another {opened}"
-                        if opened in ("PROC", "FUNC", "TRAP", "MODULE", "RECORD") and blocks
+            unclosed = (f"{_still_open(stack, blocks, ends)} where line {ended} opens another {opened}"
+                        if opened in ("PROC", "FUNC", "TRAP", "MODULE", "RECORD")
                         else f": the statement before it does not end with ';' (line {ended})")
         if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
             unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "

@@ -141,15 +141,14 @@ class MoveStatements(RunStatements):
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
     written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
     ``(p, 4, 4)`` [m] in its frame; per statement, its ``instruction`` as written, its ``kind``'s code and whether
-    it is ``readable`` (the points its instruction takes, each inline one read).
+    it is ``readable`` (the points its instruction takes, each inline one read, each Offs one's numbers a num's).
 
     And the :class:`~thermocomp.programs.model.MotionRun` columns the inline points read give whatever the data
     around them (``q`` ``(p, 6)`` [rad], ``q_len``, ``confdata``, ``has_confdata``, ``quat``), the file's
     :attr:`template` (placed, :meth:`place`): a run's reading takes them as they are (:meth:`_Motions.run_moves`).
     """
 
-    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "n_points": "", "leaves": "", "instruction": "",
-                 "kind": "", "readable": ""}
+    STATEMENT = {**RunStatements.STATEMENT, "offsets": "offsets", "leaves": "", "kind": "", "readable": ""}
     POINT = {"point_starts": "offset", "point_ends": "offset", "point_statement": "index", "second_point": "",
              "inline": "", "joint": "", "through": "", "base_starts": "offset", "base_ends": "offset", "shift": ""}
     ANY = {"joints": "joint", "inlines": "inline", "throughs": "through"}
@@ -203,8 +202,9 @@ class MoveStatements(RunStatements):
         self.has_confdata, self.quat = inline & ~joint, np.where(robot, self.values[:, 3:7], np.nan)
         # whether the general rules leave a statement to the columns: it has the points its instruction takes and
         # each inline one read
-        unread = np.zeros(r, dtype=bool)
-        unread[self.point_statement[inline & ~self.read | self.through & joint]] = True  # (MoveAbsJ Offs(...): refused)
+        unread = np.zeros(r, dtype=bool)  # (MoveAbsJ Offs(...): refused; an Offs number beyond a num: the general rules')
+        beyond = ~np.all(np.abs(self.shift) <= NUM_MAX, axis=1)
+        unread[self.point_statement[inline & ~self.read | self.through & (joint | beyond)]] = True
         self.readable = (np.array([g.points for g in signatures], dtype=np.int64)[self.shape_of] == self.n_points) & ~unread
 
     def _read_through(self, at: np.ndarray) -> None:
@@ -291,16 +291,15 @@ class MoveStatements(RunStatements):
         text, bounds = self.text, self.offsets[i].tolist()
         return [None if a < 0 else text[a:b] for a, b in zip(bounds[0::2], bounds[1::2])]
 
-    def texts(self, part: str, lower: bool = False) -> list[str | None]:
+    def texts(self, part: str) -> list[str | None]:
         """The text of ``part`` in every statement (``None`` where absent)."""
         text = self.text
-        out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
-        return [None if t is None else t.lower() for t in out] if lower else out
+        return [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
 
     def read(self, part: str) -> list[tuple[str | None, int]]:
         """Per statement, the text ``part`` reads in lower case (``None`` where absent; an ``Offs`` or ``RelTool``
         point's the name it moves) and where that starts in the token."""
-        texts, starts = self.texts(part, lower=True), self.starts(part).tolist()
+        texts, starts = [None if t is None else t.lower() for t in self.texts(part)], self.starts(part).tolist()
         if part in ("p1", "p2"):
             for i in np.flatnonzero(self.through & (self.second_point == (part == "p2"))).tolist():
                 s, a, b = int(self.point_statement[i]), int(self.base_starts[i]), int(self.base_ends[i])
@@ -483,22 +482,20 @@ class _Motions:
                 members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
                 if members.size:
                     cols["T_world_tcp"][members] = world_of_target(T_world_frame, T_frame_tcp[members], held)
-        none = np.zeros(0, dtype=np.int64)
-        named = none if st.inlines == p else np.flatnonzero(~st.inline & ~st.through & regular[st.point_statement])
-        through = np.flatnonzero(st.through & regular[st.point_statement]) if st.throughs else none
-        if len(named) or len(through):  # each (name, shape) resolved once, in order of appearance; the argument stays
-            regular = regular.copy()  # the statement's (written here: this reading's own)
+        at = np.zeros(0, dtype=np.int64) if st.inlines == p else np.flatnonzero(~st.inline & regular[st.point_statement])
+        if len(at):  # each named or Offs/RelTool point (the named first) resolved once per text and shape; the
+            regular = regular.copy()  # argument stays the statement's (written here: this reading's own)
             cols = {key: np.array(cols[key] if key in cols else getattr(template, key)[points],
                                   dtype=object if key in _TEXTS else None) for key in _NAMED}
-            rows, found, which = self._named_points(st, named, shapes, regular, local)
-            self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
-            moved_rows, moved_found, moved_which, T_moved = self._through_points(st, through, shapes, regular, local)
-            rows, which = np.concatenate([rows, moved_rows]), np.concatenate([which, moved_which + len(found)])
-            for key, value in point_columns(found + moved_found).items():
+            rows, found, which, T_moved = self._named_points(
+                st, at[np.argsort(st.through[at], kind="stable")] if st.throughs else at, shapes, regular, local)
+            moved = st.through[rows]
+            self.direct_refs.update((self.file_key + base + st.point_starts[rows[~moved]]).tolist())
+            for key, value in point_columns(found).items():
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
-            cols["text"][moved_rows] = template.text[points][moved_rows]  # (each its own expression, not its base's)
-            cols["T_world_tcp"][moved_rows] = T_moved
+            cols["text"][rows[moved]] = template.text[points][rows[moved]]  # (each its own expression, not its base's)
+            cols["T_world_tcp"][rows[moved]] = T_moved
             cols |= {key: tuple(cols[key].tolist()) for key in _TEXTS}
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = template.rows(motions, points, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
@@ -530,88 +527,65 @@ class _Motions:
         except (_Unsupported, InputError):
             return None
 
-    def _named_points(self, st: MoveStatements, named: np.ndarray, shapes: list, regular: np.ndarray,
-                      local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
-        """The run's named points ``named`` resolved once per name and shape: those read, the distinct points, each
-        one's among them; a statement with a point that does not resolve is cleared from ``regular``."""
-        resolved: dict[tuple[str, int], int | None] = {}
-        rows, found, which = [], [], []
-        for i, a, b in zip(named.tolist(), st.point_starts[named].tolist(), st.point_ends[named].tolist()):
-            s = int(st.point_statement[i])
-            if not regular[s]:  # (its first point did not resolve: its second is not read)
+    def _named_points(self, st: MoveStatements, at: np.ndarray, shapes: list, regular: np.ndarray,
+                      local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], np.ndarray, FloatArray]:
+        """The run's named and ``Offs``/``RelTool(name, dx, dy, dz)`` points ``at`` (the named first), each read by
+        :meth:`_resolved` once per shape and text (an Offs: per function, name and place); an Offs point's value is
+        then the same function (:func:`.rapid_functions.evaluate_function`) of that name's value and its own numbers,
+        its ``T_world_tcp`` composed as :meth:`point` composes it, in bulk. Returns the rows read, the distinct
+        points, each row's among them and the ``T_world_tcp`` ``(k, 4, 4)`` [m] of its Offs rows, in order; a
+        statement with a point not so read is cleared from ``regular``."""
+        resolved: dict[tuple[str, str, int, bool], int | None] = {}
+        rows, found, which, bases = [], [], [], []
+        for i in at.tolist():
+            s, through = int(st.point_statement[i]), bool(st.through[i])
+            if not regular[s]:  # (a point before it did not resolve: the general rules read the statement)
                 continue
-            key = (st.text[a:b].lower(), int(st.shape_of[s]))
+            function, _, name = st.text[st.point_starts[i]:(st.base_ends if through else st.point_ends)[i]].partition("(")
+            key = (function.rstrip().lower(), name.lstrip().lower(), int(st.shape_of[s]), through and bool(st.second_point[i]))
             if key not in resolved:
-                frames = shapes[key[1]][0]
-                try:
-                    point = self.point(self._leaves(st, s, "p2" if st.second_point[i] else "p1")[0], local,
-                                       KINDS[st.kind[s]], *frames)
-                except (_Unsupported, InputError):
-                    point = None
-                ok = point is not None and point.whole_argument is None and point.T_world_frame is frames[0]
-                resolved[key] = len(found) if ok else None
-                found += [point] if ok else []
+                got = self._resolved(st, s, bool(st.second_point[i]), key[0] if through else None, shapes[key[2]][0], local)
+                resolved[key] = None if got is None else len(found)
+                found += [] if got is None else [got[0]]
+                bases += [] if got is None else [got[1]]
             if resolved[key] is None:
                 regular[s] = False
             else:
                 rows.append(i)
                 which.append(resolved[key])
-        return np.array(rows, dtype=np.int64), found, np.array(which, dtype=np.int64)
+        rows, which = np.array(rows, dtype=np.int64), np.array(which, dtype=np.int64)
+        kept = ~st.through[rows] | regular[st.point_statement[rows]]  # (an Offs point cleared by a later point of its
+        rows, which = rows[kept], which[kept]  # statement: not evaluated)
+        moved = np.flatnonzero(st.through[rows])
+        values = [evaluate_function(function, [base, *d], {})[0]
+                  for (function, base), d in zip((bases[w] for w in which[moved].tolist()), st.shift[rows[moved]].tolist())]
+        T = transforms_from_poses(np.array([[*value[0], *value[1]] for value in values]).reshape(-1, 7))  # type: ignore[index]
+        shape = st.shape_of[st.point_statement[rows[moved]]]
+        for f in dict.fromkeys(shape.tolist()):
+            T_world_frame, _, held = shapes[f][0]
+            T[shape == f] = world_of_target(T_world_frame, T[shape == f], held)
+        return rows, found, which, T
 
-    def _through_points(self, st: MoveStatements, through: np.ndarray, shapes: list, regular: np.ndarray,
-                        local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], np.ndarray, FloatArray]:
-        """The run's ``Offs``/``RelTool(name, dx, dy, dz)`` points ``through``: per function, name, shape and place
-        (first or second point), the first one's statement parsed and its point read by :meth:`point` (the general
-        rules, once); then every one's value by the same function (:func:`.rapid_functions.evaluate_function`) of
-        that name's value and its own numbers, and its ``T_world_tcp`` ``(k, 4, 4)`` [m] as :meth:`point` composes
-        it, in bulk. Those read, the distinct first points, each one's among them and the transforms; a statement
-        with a point not so read (a name known only while running or passed at a call site, a number beyond a num)
-        is cleared from ``regular``."""
-        groups: dict[tuple[str, str, int, bool], tuple[Point, object] | None] = {}
-        members: dict[tuple[str, str, int, bool], list[int]] = {}
-        for i, a, b in zip(through.tolist(), st.point_starts[through].tolist(), st.base_ends[through].tolist()):
-            s = int(st.point_statement[i])
-            if not regular[s]:  # (a point before it did not resolve: the general rules read the statement)
-                continue
-            function, _, name = st.text[a:b].partition("(")
-            key = (function.rstrip().lower(), name.lstrip().lower(), int(st.shape_of[s]), bool(st.second_point[i]))
-            if key not in groups:
-                groups[key] = self._through_base(st, s, key[0], key[3], shapes[key[2]][0], local)
-            if groups[key] is None or not np.all(np.abs(st.shift[i]) <= NUM_MAX):  # (a number the general rules refuse)
-                regular[s] = False
-            else:
-                members.setdefault(key, []).append(i)
-        rows, found, which, T = [], [], [], []
-        for key, at in members.items():
-            point, base = groups[key]  # type: ignore[misc]
-            at = [i for i in at if regular[st.point_statement[i]]]  # (cleared by a later point of its statement)
-            if not at:
-                continue
-            values = [evaluate_function(key[0], [base, *d], {})[0] for d in st.shift[at].tolist()]
-            pose = np.array([[*value[0], *value[1]] for value in values])  # type: ignore[index]
-            T_world_frame, _, held = shapes[key[2]][0]
-            T.append(world_of_target(T_world_frame, transforms_from_poses(pose), held))
-            rows += at
-            which += [len(found)] * len(at)
-            found.append(point)
-        return (np.array(rows, dtype=np.int64), found, np.array(which, dtype=np.int64),
-                np.concatenate(T) if T else np.zeros((0, 4, 4)))
-
-    def _through_base(self, st: MoveStatements, s: int, function: str, second: bool, frames: tuple,
-                      local: dict[str, _Data]) -> tuple[Point, object] | None:
-        """Statement ``s``'s ``Offs``/``RelTool`` point (its second where ``second``) read by :meth:`point` from the
-        statement's parse, and the value of the name it moves; None where the general rules read it otherwise (a name
-        passed at a call site, :meth:`through_call_site`; a FUNC of the task of the function's name) or do not."""
-        if function in self.funcs:
+    def _resolved(self, st: MoveStatements, s: int, second: bool, function: str | None, frames: tuple,
+                  local: dict[str, _Data]) -> tuple[Point, tuple[str, object] | None] | None:
+        """Statement ``s``'s first point (its second where ``second``) read by :meth:`point`, and of an ``Offs`` or
+        ``RelTool`` point (``function``: read from the statement's parse) the function and the value of the name it
+        moves; None where the general rules read it otherwise (a whole argument, another frame, a name passed at a
+        call site, :meth:`through_call_site`; a FUNC of the task of the function's name) or do not."""
+        name = None
+        if function is None:
+            node = self._leaves(st, s, "p2" if second else "p1")[0]
+        elif function in self.funcs:
             return None
-        call = st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, s, s + 1).children[0]
-        node = self.split_args(call.children[1])[0][int(second)]
-        name = node.children[1].children[0]  # (the function's first argument)
+        else:
+            call = st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, s, s + 1).children[0]
+            node = self.split_args(call.children[1])[0][int(second)]
+            name = node.children[1].children[0]  # (the function's first argument)
         try:
-            if self.passed_at_call_site(self.lookup(name.children[0], local)):
+            if name is not None and self.passed_at_call_site(self.lookup(name.children[0], local)):
                 return None
             point = self.point(node, local, KINDS[st.kind[s]], *frames)
-            base = self.evaluate(name, local)
+            base = None if name is None else (function, self.evaluate(name, local))
         except (_Unsupported, InputError):
             return None
         return (point, base) if point.whole_argument is None and point.T_world_frame is frames[0] else None

@@ -56,11 +56,6 @@ MOTIONS = {
     "optimovel": (LINEAR, 1, 0.3, 0.3),  # robot's limits, not speeds: timed at those limits, a lower bound)
 }
 #: Their parameters in order (positional arguments), after the point(s).
-#: What a motion parameter known only while running is taken as (the manual's default), for the note saying so.
-_DEFAULTS = {"a": lambda name: f"its default a={MOTIONS[name][2]:g}",
-             "v": lambda name: f"its default v={MOTIONS[name][3]:g}",
-             "t": lambda name: "absent (the motion timed by a and v)", "r": lambda name: "0 (no blend)",
-             "mode": lambda name: "its default (it changes no target)"}
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r"), "optimovej": ("a", "v", "r"),
               "optimovel": ("a", "v", "r")}
@@ -92,9 +87,11 @@ class Refused(Exception):  # noqa: N818
 
 
 def motion_parameters(name: str, positional: list[float], keywords: dict[str, float]
-                      ) -> tuple[str, float, float, float | None]:
-    """Kind, acceleration [m/s^2 or rad/s^2], speed [m/s or rad/s] and stated duration [s] (or None) of the motion
-    ``name`` given the numbers after its point(s), as the URScript manual defines its parameters and defaults.
+                      ) -> tuple[str, float, float, float, float | None]:
+    """Kind, TCP speed [m/s], joint speed [rad/s] (inf where the other is the motion's), acceleration [m/s^2 or
+    rad/s^2] and stated duration [s] (or None) of the motion ``name`` given the numbers after its point(s), as the
+    URScript manual defines its parameters and defaults (an ``optimove``'s ``a`` and ``v`` are fractions of the
+    limits: inf, the datasheet's joint speeds time it).
     :class:`Refused` where the controller refuses them (too many, an unknown name, ``a`` or ``v`` not above 0 or
     above :data:`MAX_MOTION_VALUE` (an ``optimove`` one above 1: a fraction), ``t`` below 0, ``r`` outside 0 to
     :data:`MAX_MOTION_VALUE` m).
@@ -121,7 +118,10 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
         raise Refused(f"{name}: expected t >= 0 s, got {t:g}", "t")
     if not 0 <= r <= MAX_MOTION_VALUE:  # (NaN, inf, a negative radius: read and written as if none)
         raise Refused(f"{name}: expected a blend radius r from 0 to {MAX_MOTION_VALUE:g} m, got {r:g}", "r")
-    return kind, a, v, t if t > 0 else None
+    if name.startswith("optimove"):
+        a = v = math.inf
+    joint = kind == JOINT
+    return kind, math.inf if joint else v, v if joint else math.inf, a, t if t > 0 else None
 
 
 def _arguments(args: str) -> list[tuple[int, str | None, int, float | str]]:
@@ -210,15 +210,6 @@ class Statements(RunStatements):
         self.names = [(at - place, name) for at, name in whole.names[first:end]]
 
 
-def _speeds(parameters: tuple[str, float, float, float | None] | None) -> tuple:
-    """A run's shape's kind code, TCP speed [m/s], joint speed [rad/s], acceleration and stated time (None) from its
-    :func:`motion_parameters` (a shape the columns do not take, None: any, its statements are the general rules')."""
-    if parameters is None:
-        return 0, 1.0, np.inf, 1.0, None
-    kind, a, v, t = parameters
-    return _KIND_CODE[kind], np.inf if kind == JOINT else v, v if kind == JOINT else np.inf, a, t
-
-
 class Motions:
     """The walker's motions: one statement (:meth:`run_motion`) or a run in bulk (:meth:`run_moves`)."""
 
@@ -236,20 +227,19 @@ class Motions:
                 try:
                     values[key] = self.number(node, local)
                 except Unsupported as unknown:  # (a speed changes the time, not the target: still compensated)
-                    self.note_once(Finding(f"{unknown.message}: {name}'s {key} is taken as {_DEFAULTS[key](name)} "
-                                           "for the timing", *line_col(node)))
-            kind, a, v, t = motion_parameters(name, [], values)  # (each by its name)
+                    default = {"a": f"its default a={MOTIONS[name][2]:g}", "v": f"its default v={MOTIONS[name][3]:g}",
+                               "t": "absent (the motion timed by a and v)", "r": "0 (no blend)",
+                               "mode": "its default (it changes no target)"}[key]
+                    self.note_once(Finding(f"{unknown.message}: {name}'s {key} is taken as {default} for the timing",
+                                           *line_col(node)))
+            kind, tcp_speed, joint_speed, a, t = motion_parameters(name, [], values)  # (each by its name)
         except Refused as refused:
             message, key = refused.args
             raise self.error(message, params[key] if key in params else call) from None
-        joint = kind == JOINT
-        if name.startswith("optimove"):  # (fractions of the limits: the datasheet's joint speeds time it)
-            a = v = float("inf")
         self.count(1, call)
         self.steps.append(MotionRun.of_columns(
             points, instruction=name, kind=kind, statement=span_of(call), name=span_of(call.children[0]),
-            tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
-            duration_s=t))
+            tcp_speed=tcp_speed, joint_speed=joint_speed, acceleration=a, duration_s=t))
         if self.unresolved_depth or any(loop.jumps for loop in self.frames[-1].loops):  # (its table, where its target
             # differs from pass to pass, indexed by these; a break may end its loop after any pass)
             self.motion_counters[id(self.steps[-1])] = (self.steps[-1], None, self.index_counters(args[:n_points], local))
@@ -392,12 +382,14 @@ class Motions:
         and how many; kept for the token's next passes (their frames set) where its statements read no variable."""
         text, spans, (motions, points), template = st.text, st.spans, st.rows, st.template
         names = [template.instruction[motions.start + i] for i in st.shape_first.tolist()]  # (each shape's)
-        table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]  # (kind, a, v, t; None)
+        table = [self._parameters(name, found, local) for name, found in zip(names, st.parsed)]
         regular = st.literal
         if None in table:
             regular = regular & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
-        # each shape's kind, TCP speed, joint speed, acceleration and time (a movej's speed a joint speed), by statement
-        kind, tcp_speed, joint_speed, a, t = np.array([_speeds(s) for s in table], dtype=float).T[:, st.shape_of]
+        # each shape's kind, TCP speed, joint speed, acceleration and time, by statement (a shape the columns do not
+        # take: any, its statements are the general rules')
+        kind, tcp_speed, joint_speed, a, t = np.array([(0, 1.0, np.inf, 1.0, None) if s is None else (_KIND_CODE[s[0]], *s[1:])
+                                                       for s in table], dtype=float).T[:, st.shape_of]
         T = template.T_world_tcp[points]
         framed = np.flatnonzero(st.framed & regular) if st.n_framed else ()
         if len(framed):  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
@@ -431,7 +423,7 @@ class Motions:
             self._tool_frames[key] = ((world, tool),)
         return self._tool_frames[key]
 
-    def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float | None] | None:
+    def _parameters(self, name: str, found: list, local: dict) -> tuple[str, float, float, float, float | None] | None:
         """:func:`motion_parameters` of a shape's :func:`_arguments`; None where the general rules must read it. Of
         numbers only, found once per shape of the file (every run of it reads the same)."""
         shape = ("parameters", name, id(found)) if all(isinstance(value, float) for *_, value in found) else None
