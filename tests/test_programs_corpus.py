@@ -213,15 +213,25 @@ def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
 
 
 
+def _gather(tmp_path: Path, fields: list[str], rows: list[dict]) -> list[str]:
+    """bench/corpus_gather.py's ``gather`` of ``rows`` from ``tmp_path/clones`` into ``tmp_path/out``: what it left out."""
+    spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
+    assert spec is not None and spec.loader is not None
+    gather = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gather)
+    sources = tmp_path / "SOURCES.csv"
+    with sources.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return gather.gather(sources, tmp_path / "clones", tmp_path / "out")
+
+
 def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> None:
     """bench/corpus_gather.py writes each row's program and modules as they were at the row's commit (not as the
     clone's last commit has them), finds a module whose row named it with spaces as ``_`` and one in a folder of
     non-ASCII name (held-out-17's ``机器人程序备份/``, which git quotes unless asked not to), and leaves out (naming
     it) a row whose repository has no clone and one cut out of a Python file; bench/corpus.py then reads the folder."""
-    spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
-    assert spec is not None and spec.loader is not None
-    gather = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gather)
     repo = tmp_path / "clones" / "owner+cell"
     (repo / "TASK 1").mkdir(parents=True)
 
@@ -250,12 +260,7 @@ def test_gather_rebuilds_a_folder_from_clones_at_each_row_s_commit(tmp_path) -> 
             dict.fromkeys(fields, "") | {"file": "owner__cell__egm.py.mod", "language": "rapid",
                                           "repository": "owner/cell", "path": "egm.py", "commit": commit,
                                           "class": "takes", "robot": "irb140"}]
-    sources = tmp_path / "SOURCES.csv"
-    with sources.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    missing = gather.gather(sources, tmp_path / "clones", tmp_path / "out")
+    missing = _gather(tmp_path, fields, rows)
     assert missing == [f"other__x__a.mod: no clone (other/x, a.mod, {commit})",
                        "owner__cell__egm.py.mod: cut out of a .py file by hand (owner/cell, egm.py)"]
     assert (tmp_path / "out" / "rapid" / "owner__cell__TASK 1__Main.mod").read_bytes() == b"MODULE Main\r\nENDMODULE\r\n"
@@ -269,10 +274,6 @@ def test_gather_reads_a_program_and_its_modules_inside_a_pack_and_go_archive(tmp
     """A row whose path is ``ARCHIVE!MEMBER`` (a RobotStudio Pack&Go ``.rspag``, a zip whose names use ``\\``) is read
     from the archive at the row's commit, its modules from the same archive, and ``OUTER!INNER/MEMBER`` from a zip
     inside a zip; a member the archive does not hold is "not at that commit"."""
-    spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
-    assert spec is not None and spec.loader is not None
-    gather = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gather)
     repo = tmp_path / "clones" / "owner+station"
     repo.mkdir(parents=True)
 
@@ -305,12 +306,7 @@ def test_gather_reads_a_program_and_its_modules_inside_a_pack_and_go_archive(tmp
             dict.fromkeys(fields, "") | {"file": "owner__station__cell.rspag__Other.mod", "language": "rapid",
                                           "repository": "owner/station", "path": "cell.rspag!Other.mod",
                                           "commit": commit}]
-    sources = tmp_path / "SOURCES.csv"
-    with sources.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    missing = gather.gather(sources, tmp_path / "clones", tmp_path / "out")
+    missing = _gather(tmp_path, fields, rows)
     assert missing == [f"owner__station__cell.rspag__Other.mod: not at that commit (owner/station, cell.rspag!Other.mod, "
                        f"{commit})"]
     out = tmp_path / "out" / "rapid"
