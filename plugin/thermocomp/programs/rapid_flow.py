@@ -192,6 +192,11 @@ class Summary:
     def _at(self, sub: Tree) -> str:
         return self._flow._at(sub, self._file)
 
+    @property
+    def idle(self) -> bool:
+        """Whether it moves nothing and runs no ``WaitTime``: another module's routine that is, is passed over."""
+        return self.blocker is None and not self.waits
+
     def _callee(self, name: Token, kind: str) -> tuple[str, str, Tree | None]:
         """``name`` as written and as a key (added to :attr:`calls`), and the routine of ``kind`` its module sees."""
         self.calls.add(key := str(name).lower())
@@ -288,7 +293,7 @@ class Summary:
         if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
             return int(routine is not None), 1, int(routine is not None)
         other = flow.routine_file(routine) > 0  # (another module's routine: its statements not counted; passed over
-        if other and inner.blocker is None and not inner.waits:  # when it moves nothing and waits not, run_call)
+        if other and inner.idle:  # when it moves nothing and waits not, run_call)
             return 0, 1, 0
         return max(inner.steps, 1), 1 if other else 1 + inner.statements, max(inner.path, 1)
 
@@ -1298,8 +1303,7 @@ class _Flow(calls.Texts):
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif (key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).blocker is None
-              and not self.summary(self.procs[key]).waits):
+        elif key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).idle:
             # another module's routine that moves nothing and waits not: passed over, what it assigns changed from here
             self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
