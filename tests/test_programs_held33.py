@@ -49,20 +49,8 @@ _WAIT = """  while (True):
     sync()
   end
 """
-_UNTIL = """  while (True):
-    if (get_standard_digital_in(0)):
-      kill h
-      stopl(1.2)
-      break
-    end
-    sleep(1.0E-10)
-    if (flag > 1):
-      join h
-      break
-    end
-    sync()
-  end
-"""
+_UNTIL = _WAIT.replace("  while (True):\n", "  while (True):\n    if (get_standard_digital_in(0)):\n      kill h\n"
+                                               "      stopl(1.2)\n      break\n    end\n")
 _END = "  movel(p[0.40, -0.20, 0.30, 0, 3.1416, 0], a=1.2, v=0.25)\nend\nprog()\n"
 
 
