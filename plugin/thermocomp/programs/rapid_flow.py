@@ -1356,7 +1356,6 @@ class _Flow(calls.Texts):
         if len(self._routines_run) > 33:  # (more than 32 calls being run: their bodies and the entry routine's)
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_statement)
-        body = _body(routine)
         found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
