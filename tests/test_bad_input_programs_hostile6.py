@@ -50,13 +50,13 @@ def test_a_motion_refused_under_an_unresolved_construct_names_the_line_that_chan
 
 
 def test_a_datum_a_loop_assigns_after_reading_it_names_the_loop(case, capsys):
-    """A read before the loop's own assignment (the pass before gave the value) still names the loop, the only
-    statement from which the value differs: the CLI refuses naming the motion's line and the WHILE's."""
+    """A read before the loop's own assignment (the pass before gave the value) names that assignment and the loop,
+    from whose start the value differs: the CLI refuses naming the motion's line, the assignment's and the WHILE's."""
     (case / "w.mod").write_text(f"MODULE M\nCONST robtarget p:={POINT};\nVAR num n:=0;\nPROC main()\n"
                                 "  WHILE DInput(di1)=1 DO\n    MoveL Offs(p,n,0,0),v100,z1,tool0;\n"
                                 "    n:=n+AInput(ai1);\n  ENDWHILE\nENDPROC\nENDMODULE\n")
     refused(case, capsys, [*RAPID, "--program", "w.mod", "--out", "o.mod"], EXIT_INPUT,
-            "w.mod:6:18: n is changed at run time (line 5, column 3)")
+            "w.mod:6:18: n is changed at run time (line 7, column 5, inside the WHILE at line 5, whose passes are")
 
 
 def test_a_function_called_in_a_construct_passed_over_is_named_by_its_line():
@@ -219,4 +219,4 @@ def test_a_motion_read_in_several_passes_under_an_unresolved_construct_is_refuse
             "    MoveL Offs(p,off,0,0),v100,fine,tool0;\n    Incr n;\n    off:=n*10;\n"
             "    MoveL Offs(p,off,50,0),v100,fine,tool0;\n  ENDFOR\nENDPROC\nENDMODULE\n")
     prog = rapid_program_from_text(text, "m.mod")
-    assert [(f.line, f.message.split(" (")[1][:7]) for f in prog.unsupported] == [(12, "line 6,"), (15, "line 14")]
+    assert [(f.line, f.message.split(" (")[1][:7]) for f in prog.unsupported] == [(12, "line 7,"), (15, "line 14")]

@@ -132,4 +132,5 @@ def test_a_func_in_a_condition_giving_module_data_leaves_the_datum_unknown(tmp_p
     prog = _program(tmp_path, "IF shifted(10).trans.x > 505 THEN", _move("base"), "ENDIF", _move("tmp"))
     assert [round(float(p.T_world_tcp[0, 3]) * 1e3, 6) for p in prog.points] == [500.0]
     assert [(f.line, f.message.split(";")[0]) for f in prog.unsupported] == [
-        (13, "tmp is changed at run time (line 10, column 5)")]
+        (13, "tmp is changed at run time (line 10, column 8, inside the IF at line 10, whose outcome is known only "
+             "while running)")]

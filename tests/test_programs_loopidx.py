@@ -154,12 +154,13 @@ def test_each_pass_is_timed_at_its_own_minute_and_the_table_holds_them_by_counte
 
 
 #: counters changed under a condition known only while running: the datum, and the line named as changing it (the
-#: assignment; in a WHILE the file counts, the condition around it: the count is not fixed)
+#: assignment; in a WHILE the file counts, the one inside the condition around it, which is named too: the count is
+#: not fixed)
 RAPID_UNFIXED = {
     "a WHILE counter stepped under the input": (
         "    nCount := 0;\n    WHILE nCount < 4 DO\n      IF DInput(di1) = 1 THEN\n"
         "        " + MOTION.format(x=0, y=0, z="nCount * 5") + "\n        nCount := nCount + 1;\n      ENDIF\n"
-        "    ENDWHILE\n", "nCount", "      IF DInput(di1) = 1 THEN"),
+        "    ENDWHILE\n", "nCount", "        nCount := nCount + 1;"),
     "an offset stepped under the input in a FOR": (
         "    FOR i FROM 1 TO 4 DO\n      IF DInput(di1) = 1 THEN\n        nX := nX + 5;\n      ENDIF\n"
         "      IF DInput(di2) = 1 THEN\n        " + MOTION.format(x="nX", y=0, z=0) + "\n      ENDIF\n    ENDFOR\n",

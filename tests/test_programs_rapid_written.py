@@ -104,8 +104,9 @@ def test_a_test_on_a_string_received_while_running_is_not_decided(tmp_path):
     FOR), none decided by the declared empty string."""
     prog = _read(tmp_path, "    VAR num i;\n    VAR string c;\n    SocketReceive sock \\Str:=word;\n" + _CHARS,
                  "  VAR string word;\n  VAR socketdev sock;\n")
-    assert _refused(prog) == [(line, "i is changed at run time (line 9, column 5); its value at this motion is not "
-                                     "known") for line in (13, 15, 17)]
+    assert _refused(prog) == [(line, "i is changed at run time (the counter of the FOR at line 9, whose passes are "
+                                     "known only while running); its value at this motion is not known")
+                              for line in (13, 15, 17)]
     assert {9, 11} <= {n.line for n in prog.notes if "not resolved before running" in n.message}  # (FOR, TEST)
 
 

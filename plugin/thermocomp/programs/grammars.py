@@ -461,6 +461,10 @@ def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dic
             unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
                         f"($ {stack[-1]} \"MoveJ\")")
         before = stack[-1] if stack else None
+        if getattr(before, "type", "") == "DOLLAR":  # (the manual's "Program Label": $ 2 "var_1= True")
+            unclosed = ": a step line takes its number, then its label in quotes, as PolyScope writes it ($ 3 \"MoveJ\")"
+        if language == "URScript" and getattr(before, "type", "") == "EQUAL" and before.line < line:  # (a line
+            unclosed = f": the assignment at line {before.line} ends after '=' with no value"  # after "=" goes on)
         ended = getattr(before, "end_line", None) or getattr(getattr(before, "meta", None), "end_line", None)
         if (language == "RAPID" and "SEMICOLON" in getattr(exc, "expected", ()) and ended is not None
                 and ended < line and not at_end):  # (the statement before went on to the next line's first word)

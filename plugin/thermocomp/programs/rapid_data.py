@@ -32,6 +32,12 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
+#: The constructs decided only while running that mark what they may assign changed from their start
+#: (:meth:`.rapid_flow._Flow.run_unresolved`).
+_BRANCHING = frozenset({"if_stmt", "compact_if", "test_stmt", "while_stmt", "for_stmt"})
+#: The nodes that may change a datum (:meth:`_Declarations.changed_tokens`).
+_CHANGING = frozenset({"assign", "call", "func_call"})
+
 #: An item of a ``NUMBERS`` token's list (rapid.lark: nested at most three deep): a number or a bracketed list.
 _ITEM = re.compile(r"\[(?:[^][]|\[[^][]*\])*\]|[^][,\s]+")
 
@@ -533,8 +539,17 @@ class _Declarations:
                 by += "; it differs from cycle to cycle"
             elif behind is not None:
                 by += f"; given from {behind}, which differs from cycle to cycle"
-            raise _Unknown(f"{token} is changed at run time ({self.written_at(mark.changed)}{by}); "
-                           "its value at this motion is not known", token)
+            at = self.written_at(mark.changed)
+            construct = mark.changed
+            if isinstance(construct, Tree) and construct.data in _BRANCHING:  # (marked at its start, where a pass
+                # reads what an earlier pass or cycle left: its line is no assignment, the one inside it is)
+                inside = self.changed_inside(construct, key)
+                where = ("the counter of" if construct.data == "for_stmt" and str(construct.children[0]).lower() == key
+                         else "inside" if inside is None else f"{self.written_at(inside)}, inside")
+                at = (f"{where} the {_construct(construct)} at line {_location(construct)[0]}, whose "
+                      f"{'passes are' if construct.data in ('while_stmt', 'for_stmt') else 'outcome is'} known only "
+                      "while running")
+            raise _Unknown(f"{token} is changed at run time ({at}{by}); its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
@@ -995,6 +1010,15 @@ class _Declarations:
             mark = self.marks.get(name, _NO_MARK)
             if mark.changed is None or any(mark.changed is construct for construct in self._unresolved):
                 self.marks[name] = dataclasses.replace(mark, changed=statement)
+
+    def changed_inside(self, construct: Tree, key: str) -> Tree | None:
+        """The first assignment or call inside ``construct`` that changes the datum ``key`` (None: none found)."""
+        found = self._cache.get(("inside", id(construct), key), construct)  # (construct: not looked for yet)
+        if found is construct:
+            found = next((node for node in construct.iter_subtrees_topdown() if node.data in _CHANGING
+                          and any(str(t).lower() == key for t in self.changed_tokens(node))), None)
+            self._cache[("inside", id(construct), key)] = found
+        return found
 
     def changed_at(self, key: str) -> Tree | Token | None:
         """The statement from which the datum ``key`` is changed at run time; None where the path knows its value."""

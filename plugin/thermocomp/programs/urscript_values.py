@@ -196,6 +196,11 @@ def assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, str | None]:
     return target, expr, word[0].type if word else None
 
 
+def _origin(exc: Unsupported) -> str:
+    """What made a value known only while running (``exc``), for the message of a motion that reads it."""
+    return f"{exc.origin}, known only while running" if exc.origin else f"a value known only while running ({exc.message})"
+
+
 def root_name(target: Tree | Token) -> str | None:
     """The variable an assignment's target changes (``q[0] = ...`` changes ``q``), or None."""
     while isinstance(target, Tree) and target.data == "index":
@@ -330,8 +335,8 @@ class Values:
         if target.data == "index":
             try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
                 self._assign_element(target, expr, word == "GLOBAL", local)
-            except Unsupported:
-                self.forget(st, local)  # (not known: any later read of it is not known either)
+            except Unsupported as exc:
+                self.forget(st, local, exc)  # (not known: any later read of it is not known either)
             return
         name = str(target.children[0])
         if expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
@@ -350,8 +355,7 @@ class Values:
         try:
             value, why = self.evaluate(expr, local), ""
         except Unsupported as exc:  # (what made it known only while running, for the message of a motion reading it)
-            value, why = None, unknown.format(f"{exc.origin}, known only while running" if exc.origin else
-                                              f"a value known only while running ({exc.message})")
+            value, why = None, unknown.format(_origin(exc))
         solved = self.inverse_kin(expr, local) if value is None and expr.data == "call" else None
         return Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
                        self._stood[1] if self._stood != stood else 0, solved)
@@ -382,13 +386,21 @@ class Values:
         self.bind(name, Binding(replaced(old.value, positions), None, name,
                                 stood=self._stood[1] if self._stood != stood else 0), is_global, local)
 
-    def forget(self, st: Tree, local: dict) -> None:
-        """The variable an assignment that was not run may have changed: its value is no longer known."""
+    def forget(self, st: Tree, local: dict, exc: Unsupported | None = None) -> None:
+        """The variable an assignment that was not run (or of an element whose value, ``exc``, or whose variable's,
+        is not known) may have changed: its value is no longer known."""
         target, _, word = assignment(st)
         name = root_name(target)
-        if name is not None and name not in self.unread:
-            self.bind(name, Binding(None, None, name, f" (line {line_col(st)[0]} may change it, in a construct not "
-                                                      "followed)"), word == "GLOBAL", local)
+        if name is None or name in self.unread:
+            return
+        held, line = local.get(name) or self.globals.get(name), line_col(st)[0]
+        if exc is None:
+            why = f" (line {line} may change it, in a construct not followed)"
+        elif held is not None and held.value is None and held.why:
+            why = held.why  # (an element of a variable not known: the reason it is not known stands)
+        else:
+            why = f" (line {line} gives it {_origin(exc)})"
+        self.bind(name, Binding(None, None, name, why), word == "GLOBAL", local)
 
     def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
         scope = self.globals if is_global or (name not in local and name in self.globals) else local
