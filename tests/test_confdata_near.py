@@ -18,6 +18,7 @@ from thermocomp import CompensationOptions, DeformationTable, Targets, fk, load_
 from thermocomp.app.jobs import CompensationFailed
 from thermocomp.compensation.compensate import nominal_solutions
 from thermocomp.geometry.rotations import transform
+from thermocomp.kinematics.confdata import near_configuration
 from thermocomp.kinematics.ik import Status
 
 #: Axis 4 at 10 deg (cf4 0), axis 5 at -40 deg (cfx bit 0), axis 6 at 181.5 deg (cf6 2): ABB's
@@ -83,3 +84,46 @@ def test_program_refuses_a_robtarget_two_quadrants_off(irb140, tmp_path):
     with pytest.raises(CompensationFailed, match=r"ready\.mod:6:11: configuration_not_found"):
         run_program("irb140", zero, path, tmp_path / "out.mod")
     assert not (tmp_path / "out.mod").exists()
+
+
+#: Axis 4 on the quadrant boundary at 0 deg, the rest as :data:`Q_DEG`: the angle is 90 deg from quadrant -2
+#: (-180 to -90 deg), as a robtarget taught at axis 4 = -0.000001 deg (ABB: int(q / 90 deg - 1) = -1, one quadrant
+#: from -2) and read back a hair above 0 is. ABB's own numbering of an exact boundary goes by the angle's sign
+#: (RAPID Reference Manual, Basic Characteristics, "Robot configuration", Figures 33-34).
+Q_BOUNDARY_DEG = [20.0, 10.0, -20.0, 0.0, -40.0, 181.5]
+
+
+@pytest.mark.parametrize("q4_deg, expected", [
+    (-1e-7, True),    # just below the boundary: quadrant -1, one from the written -2
+    (0.0, True),      # on it
+    (1e-7, True),     # just above (floor: quadrant 0, two from -2): within QUADRANT_BOUNDARY_TOL of it
+    (0.01, False),    # 1.7e-4 rad past it: truly two quadrants off
+    (-270.01, False),  # past the other end of quadrants -3..-1 (-270 to 0 deg): quadrant -4, two off
+    (-270.0, True),   # that end itself
+])
+def test_near_configuration_takes_a_quadrant_boundary_as_both_quadrants(irb140, q4_deg, expected):
+    q = np.radians([Q_BOUNDARY_DEG])
+    q[0, 3] = np.radians(q4_deg)
+    assert near_configuration(nominal_model(irb140), q, np.array([[0, -2, 2, 1]]))[0] == expected
+
+
+@pytest.mark.parametrize("q4_deg, expected", [(0.0, Status.CONVERGED), (0.01, Status.CONFIGURATION_NOT_FOUND)])
+def test_program_compensates_a_robtarget_taught_on_a_quadrant_boundary(irb140, tmp_path, q4_deg, expected):
+    """A pose whose axis 4 lies on the 0 deg boundary, written cf4 = -2 (the quadrant the angle is 90 deg from),
+    compensates and a zero table gives its text back; the same pose turned 0.01 deg past the boundary is truly two
+    quadrants off and is reported."""
+    q = np.radians([Q_BOUNDARY_DEG])
+    q[0, 3] = np.radians(q4_deg)
+    R, p = fk(nominal_model(irb140), q)
+    path = tmp_path / "edge.mod"
+    path.write_text("MODULE m\n"
+                    f"  CONST robtarget pEdge:={robtarget_text(transform(R, p)[0], [0, -2, 2, 1])};\n"
+                    "  PROC main()\n    MoveL pEdge, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+    if expected == Status.CONVERGED:
+        report = run_program("irb140", zero, path, tmp_path / "out.mod")
+        assert report.summary.n_failed == 0
+        assert (tmp_path / "out.mod").read_text() == path.read_text()
+    else:
+        with pytest.raises(CompensationFailed, match=r"edge\.mod:4:11: configuration_not_found"):
+            run_program("irb140", zero, path, tmp_path / "out.mod")

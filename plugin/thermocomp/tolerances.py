@@ -55,6 +55,17 @@ UNIT_NORM_TOL = 1e-6
 ROUNDTRIP_POSITION_TOL = 1e-12
 ROUNDTRIP_ANGLE_TOL = 1e-12
 
+#: A joint angle of axis 1, 4 or 6 within this [rad] of a quadrant boundary (a multiple of 90 degrees) lies in
+#: both quadrants it separates (:func:`thermocomp.kinematics.confdata.near_configuration`). The controller numbers
+#: an exact boundary by the angle's sign (ABB, RAPID Reference Manual, Basic Characteristics, "Robot
+#: configuration", Figures 33-34: int(angle / 90 deg) for a positive angle, int(angle / 90 deg - 1) for a negative
+#: one, so -90 deg is quadrant -2 where floor gives -1),
+#: and a robtarget taught on a boundary (a tool pointing straight down, [0, 1, 0, 0], turns axis 4 by 0 or 180
+#: deg) comes back from its 9 written digits a few 1e-8 rad to either side. 1e-6 rad passes those and is four
+#: orders of magnitude below the nearest mismatch of a robtarget that is not on a boundary in the corpus of 482
+#: RAPID programs (1.5e-4 rad).
+QUADRANT_BOUNDARY_TOL = 1e-6
+
 #: Joint distance [rad] between a solution and its continuation predictor
 #: (or between consecutive minutes) above which the configuration is treated
 #: as a branch switch. The predictor sits micro-radians from the solution

@@ -24,6 +24,7 @@ from thermocomp._typing import ArrayLike
 from thermocomp.geometry.rotations import skew
 from thermocomp.kinematics.fk import joint_frames
 from thermocomp.kinematics.model import KinematicModel
+from thermocomp.tolerances import QUADRANT_BOUNDARY_TOL
 
 
 def confdata_from_q(model: KinematicModel, q: ArrayLike) -> np.ndarray:
@@ -77,13 +78,17 @@ def near_configuration(model: KinematicModel, q: ArrayLike, wanted: ArrayLike) -
     axis 4 or 6 lies just across a quadrant border from the written ``cf4``/``cf6`` (a robtarget derived with
     ``Offs`` or ``RelTool`` keeps the confdata of the point it starts from; a work object calibrated after the
     targets were taught turns the wrist by a few degrees) is reached in the configuration meant. Whole turns are
-    compared modulo 4 quadrants.
+    compared modulo 4 quadrants. An angle within :data:`~thermocomp.tolerances.QUADRANT_BOUNDARY_TOL` of a
+    boundary lies in both quadrants it separates: one quadrant of the written one is then up to 90 degrees plus
+    that tolerance from it (the quadrants ``cf - 1`` to ``cf + 1``, their ends included).
     """
     q = np.asarray(q, dtype=float)
     wanted = np.asarray(wanted)
     got = confdata_from_q(model, q.reshape(-1, 6)).reshape(q.shape[:-1] + (4,))
-    step = (got[..., :3] - wanted[..., :3]) % 4
-    return (got[..., 3] == wanted[..., 3]) & np.all((step <= 1) | (step == 3), axis=-1)
+    # each angle from the start of the quadrant below the written one, modulo a turn, within 3 quadrants
+    start = (wanted[..., :3] - 1) * (np.pi / 2) - QUADRANT_BOUNDARY_TOL
+    within = np.mod(q[..., [0, 3, 5]] - start, 2 * np.pi) <= 3 * np.pi / 2 + 2 * QUADRANT_BOUNDARY_TOL
+    return (got[..., 3] == wanted[..., 3]) & np.all(within, axis=-1)
 
 
 def to_quadrants(q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
