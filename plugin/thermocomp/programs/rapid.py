@@ -33,7 +33,7 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
-from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
+from thermocomp.programs.rapid_data import _Data, _Declarations, _FuncRun, _Mark, span_of
 from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,
@@ -215,7 +215,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         # module_data, procs, funcs, traps: the data and routines the module being read sees (_Flow.enter_module)
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
-        self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
+        self._funcs_run: list[_FuncRun] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.outside: set[str] = set()  # data last given a value read from a PERS the cycle did not set (decides no IF)
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")

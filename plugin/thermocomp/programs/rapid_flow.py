@@ -47,6 +47,7 @@ from thermocomp.programs.rapid_data import (
     _location,
     _number,
     _Running,
+    _same,
     _T_from_pose,
     _Unknown,
     _Unsupported,
@@ -344,13 +345,6 @@ _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 _ZERO_ORIENTATION = frozenset({"robtarget", "orient", "pose", "tooldata", "wobjdata"})
 
 
-def _same(a: object, b: object) -> bool:
-    """``a`` and ``b`` are one value of one type (nested lists of numbers, strings, bools)."""
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
 class _Flow(calls.Texts):
     """The walker's control flow, routines and calls (mixed into ``rapid._Walker``)."""
 
@@ -635,6 +629,10 @@ class _Flow(calls.Texts):
             self.work(statement)
             if (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
+                if statement.data == "return_stmt" and self._funcs_run:
+                    self.returned(statement, local)
+                elif self._funcs_run:  # (EXIT, RAISE, ExitCycle, <SMT> end no function's evaluation with a value)
+                    self.run_statement(statement, local)
                 if statement.data == "placeholder":
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
                                            "after it in this routine never run", *_location(statement), self.file))
@@ -658,6 +656,8 @@ class _Flow(calls.Texts):
                 elif self.run_statement(statement, local):
                     return True
             except _Unsupported as exc:
+                if self._funcs_run:  # (a FUNC's body: its value is not known, :meth:`func_value`)
+                    raise
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
                                            "nothing a motion reads (its time is not estimated)", *_location(exc.where),
@@ -704,6 +704,12 @@ class _Flow(calls.Texts):
     def run_statement(self, statement: Tree, local: dict[str, _Data]) -> bool | None:
         """Run one statement (whether it ended its routine: :meth:`run_body`); one whose own expressions call a FUNC
         that moves the robot is refused."""
+        if self._funcs_run:  # (a FUNC's body evaluated: its statements that give no step, :data:`_FUNC_RUNS`)
+            if statement.data not in _FUNC_RUNS:
+                raise _Unsupported(f"function {self._funcs_run[-1].name} is not evaluated: it holds "
+                                   f"{statement.data.replace('_stmt', '').upper()} (only declarations, assignments, IF, "
+                                   "TEST, FOR, WHILE and RETURN are followed in a function)", statement)
+            return _FUNC_RUNS[statement.data](self, statement, local)
         run = _RUNS.get(statement.data)
         if run is None:
             raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
@@ -754,12 +760,12 @@ class _Flow(calls.Texts):
 
     def counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
         """Whether the file fixes the passes of ``WHILE`` ``statement`` (``i := 1; WHILE i < 4 DO ... i := i + 1;
-        ENDWHILE``): its body moves, its condition holds here and reads data the body gives values, and every datum
-        that condition reads, or that an assignment to such a datum or a condition around one reads, is given values
-        in the body only by assignments whose values and conditions are known here."""
+        ENDWHILE``): its body moves (or computes a FUNC's value), its condition holds here and reads data the body
+        gives values, and every datum that condition reads, or that an assignment to such a datum or a condition around
+        one reads, is given values in the body only by assignments whose values and conditions are known here."""
         with self.not_reading():
             condition, body = statement.children[0], statement.children[-1]
-            if not self.summary(body).steps or self._decided_value(condition, local) is not True:
+            if not (self.summary(body).steps or self._funcs_run) or self._decided_value(condition, local) is not True:
                 return False
             changes = [(change, heads, None if change.data != "assign" else  # (its datum's key; "": none's)
                         str(self.changed_root(change.children[0]) or "").lower()) for change, heads in
@@ -794,12 +800,16 @@ class _Flow(calls.Texts):
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
                                *_location(statement), self.file))
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
+        work = self.statements_run + MAX_QUIET_WORK  # (a FUNC's: no step bounds it)
         while (holds := self._decided_value(statement.children[0], local)) is True:
             with self.sequence():
                 if self.run_body(statement.children[-1], local):
                     break
             if len(self.steps) - first[0] > limit:
                 raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
+            if self._funcs_run and self.statements_run > work:
+                raise _Unsupported(f"WHILE in function {self._funcs_run[-1].name} runs more than {MAX_QUIET_WORK:,} "
+                                   "statements: not followed", statement)
         if holds is None:
             raise _Unsupported("WHILE: its condition is known only while running after a pass, and its body may run "
                                "again with other values", statement)
@@ -1098,6 +1108,31 @@ class _Flow(calls.Texts):
         name; none for a routine of no parameter); None where one is not known before running."""
         values = [local[key].value for key in sorted(self._params.get(id(local), ()))]
         return None if any(value is None for value in values) else tuple(map(repr, values))
+
+    def func_value(self, func: Tree, scope: dict[str, _Data], node: Tree) -> object:
+        """The value a call ``node`` of ``func`` returns, its body run over ``scope`` (:meth:`run_body`, its statements
+        :data:`_FUNC_RUNS`) until a ``RETURN`` (:meth:`returned`); :class:`_Unsupported` where the paths through the
+        constructs decided only while running reach ``RETURN`` statements of different values, or none is reached."""
+        run = self._funcs_run[-1]
+        self.run_body(_body(func), scope)
+        if not run.values:  # (the evaluation of a function must end at a RETURN: RAPID overview, "Routine termination")
+            raise _Unsupported(f"function {run.name} ends without RETURN", node)
+        if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
+            construct = next(under for _, under in run.values if under is not None)
+            raise _Unsupported(f"function {run.name} returns another value on another path: the "
+                               f"{_CONSTRUCTS[construct.data]} at line {_location(construct)[0]} (reading "
+                               f"{', '.join(sorted(set().union(*map(_names_read, _heads(construct))))) or 'no datum'}"
+                               ") is decided only while running", node)
+        return run.values[0][0]
+
+    def returned(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``RETURN value;`` in the FUNC being evaluated: its value kept, with the outermost construct decided only
+        while running that holds it within the FUNC (None: none)."""
+        run = self._funcs_run[-1]
+        if not statement.children:
+            raise _Unsupported(f"function {run.name}: RETURN without a value", statement)
+        value = self.evaluate_as(statement.children[0], local, run.rtype)
+        run.values.append((value, self._unresolved[run.depth] if len(self._unresolved) > run.depth else None))
 
     def run_late_call(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``%"name"% args;`` whose name is known before running."""
@@ -1609,3 +1644,9 @@ _RUNS = {
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
     "while_stmt": _Flow.run_if, "test_stmt": _Flow.run_if,
 }
+
+#: How a statement in a FUNC being evaluated is followed (:meth:`_Flow.func_value`): those that give no step, an
+#: assignment as a FUNC's (:meth:`.rapid_data._Declarations.assign_in_func`); any other refuses the FUNC.
+_FUNC_RUNS = {**{kind: _RUNS[kind] for kind in ("data_decl", "for_stmt", "if_stmt", "compact_if", "while_stmt",
+                                                "test_stmt")},
+              "assign": lambda flow, statement, local: flow.assign_in_func(statement, local)}
