@@ -9,6 +9,9 @@
 - **A FUNC's INOUT, VAR and PERS parameters** (RAPID overview, "Function calls": "The called function gains full
   (read/write) access to the argument"): a FUNC that assigns one is evaluated, and the caller's datum is changed as
   a PROC's assignment to such a parameter changes it.
+- **A ``VAR jointtarget`` declared without a value** starts at zeros ("RAPID kernel", "Variable declarations": a
+  variable without an initial value is given the type's zero value): a ``MoveAbsJ`` to it compensated is written
+  inline with the external axes its value holds, not ``9E+09``.
 
 Each target sits at a distinct x (mm), so a motion read through a wrong value moves to a wrong x, which the tests see.
 """
@@ -17,8 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 
-from thermocomp.programs import read_program
+from thermocomp import DeformationTable
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.programs import ProgramOptions, read_program
 
 _REST = "[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
 
@@ -149,3 +156,21 @@ def test_a_by_reference_parameter_assigned_outside_a_statement_run_is_not_evalua
     prog = _program(tmp_path, "IF bump(n) > 0 THEN", "  " + _move("base"), "ENDIF", declared="  VAR num n := 0;\n",
                     routines=routine)
     assert _xs(prog) == [500.0]
+
+
+# ----- MoveAbsJ of a VAR jointtarget declared without a value
+def test_a_jointtarget_declared_without_a_value_is_written_with_the_external_axes_it_holds(tmp_path):
+    """``VAR jointtarget j;`` holds zeros; ``k`` is given two joints and its first external axis by parts:
+    compensated, each is written inline with the external axes of its value (``[0,0,0,0,0,0]``, ``[250,0,...]``),
+    which the written program reads back."""
+    path = tmp_path / "m.mod"
+    path.write_text("MODULE M\n  VAR jointtarget j;\n  VAR jointtarget k;\n  PROC main()\n"
+                    "    k.robax.rax_2 := 10;\n    k.robax.rax_5 := 30;\n    k.extax.eax_a := 250;\n"
+                    "    MoveAbsJ j, v100, fine, tool0;\n    MoveAbsJ k, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    out = tmp_path / "o.mod"
+    table = DeformationTable.from_mm_deg([[0.03, -0.02, 0.05, 0.004, 0.0, -0.003]] * 6)
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
+                program_options=ProgramOptions(joint_targets="compensate"))
+    written = read_program(out)
+    assert [p.extax for p in written.points] == ["[0,0,0,0,0,0]", "[250,0,0,0,0,0]"]
+    assert np.abs(np.degrees(written.points[1].q) - [0, 10, 0, 0, 30, 0]).max() < 1.0  # (compensated, near k)

@@ -53,7 +53,7 @@ from thermocomp.programs.rapid_data import (
     span_of,
 )
 from thermocomp.programs.rapid_functions import evaluate_function
-from thermocomp.programs.writer import NUMBER
+from thermocomp.programs.writer import NUMBER, extax_text
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: Motions between two progress reports while a module is read.
@@ -739,6 +739,8 @@ class _Motions:
             elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
                 whole = self.text[text_span.start:text_span.end]
                 extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+            else:  # (no text holds it: a VAR declared without a value, a value computed: the value's, as it holds it)
+                extax = extax_text(value[-1])  # type: ignore[index]
             written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
                            extax=extax, name="" if data is None else data.name, held=held, file=self.file)
             if kind == ABSOLUTE_JOINT:
