@@ -12,6 +12,9 @@
 - **A ``VAR jointtarget`` declared without a value** starts at zeros ("RAPID kernel", "Variable declarations": a
   variable without an initial value is given the type's zero value): a ``MoveAbsJ`` to it compensated is written
   inline with the external axes its value holds, not ``9E+09``.
+- **A routine hides the instruction of its name** (RAPID overview, "Routine scope": "Within its scope, a routine
+  hides instructions and predefined routines and data with the same name"): a user ``PROC WaitTime``, ``VelSet`` or
+  ``MoveL`` is what a call of that name runs, in the reader's walk and in its summary of what a routine does.
 
 Each target sits at a distinct x (mm), so a motion read through a wrong value moves to a wrong x, which the tests see.
 """
@@ -174,3 +177,19 @@ def test_a_jointtarget_declared_without_a_value_is_written_with_the_external_axe
     written = read_program(out)
     assert [p.extax for p in written.points] == ["[0,0,0,0,0,0]", "[250,0,0,0,0,0]"]
     assert np.abs(np.degrees(written.points[1].q) - [0, 10, 0, 0, 30, 0]).max() < 1.0  # (compensated, near k)
+
+
+# ----- a routine named like an instruction
+def test_a_user_routine_named_like_an_instruction_is_what_its_call_runs(tmp_path):
+    """``PROC WaitTime(num t)`` moves ``t`` mm along x (no wait step: the instruction is hidden), ``PROC VelSet``
+    records nothing of the instruction's, and ``PROC MoveL`` (the motion instruction's parameters) moves 50 mm
+    above its target, also where ``WaitTime`` calls it: each call runs the user's routine, and the routine's summary
+    (its motions) agrees."""
+    routines = ("  PROC WaitTime(num t)\n    MoveL Offs(base, t, 0, 0), v100, fine, tool0;\n  ENDPROC\n"
+                "  PROC VelSet(num o, num m)\n    MoveJ Offs(base, o, 0, 0), v100, fine, tool0;\n  ENDPROC\n"
+                "  PROC MoveL(robtarget dest, speeddata v, zonedata z, PERS tooldata t)\n"
+                "    MoveJ Offs(dest, 0, 0, 50), v, z, t;\n  ENDPROC\n")
+    prog = _program(tmp_path, "WaitTime 10;", "VelSet 20, 100;", _move("Offs(base, 30, 0, 0)"), routines=routines)
+    assert _xs(prog) == [510.0, 520.0, 530.0]
+    assert [round(float(p.T_world_tcp[2, 3]) * 1e3, 6) for p in prog.points] == [450.0, 400.0, 450.0]
+    assert not [s for s in prog.steps if not hasattr(s, "motions")]  # (no Wait step)

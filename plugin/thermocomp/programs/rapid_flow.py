@@ -20,7 +20,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
-from thermocomp.programs.grammars import code_lines
+from thermocomp.programs.grammars import code_lines, without_runs
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -204,10 +204,14 @@ class Summary:
         return str(name), key, self._seen[kind].get(key)
 
     def moves(self, sub: Tree) -> tuple[int, int, int]:
+        statements = self._flow.move_matches(sub.children[0])
+        if self._flow.hidden_moves(statements, self._seen["proc"]) is not None:  # (a PROC of a motion's name: the
+            _, text, lines = self._flow._files[self._file]  # run's statements as the walker runs them, _Motions.run_moves)
+            return self._scan(statements.parse(without_runs("rapid.lark", "body"), text, lines, 0, len(statements)))
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
             self._found(found, found)
-        return (n := len(self._flow.move_matches(sub.children[0]))), 0, n
+        return (n := len(statements)), 0, n
 
     def late_call(self, sub: Tree) -> None:
         """A late call, a GOTO or a label: what runs after it is known only while running."""
@@ -256,20 +260,21 @@ class Summary:
         """An instruction or a routine, classed in the order the walker runs them (:meth:`_Flow.run_call`); its
         steps and statements (a motion or a wait one step, a routine's at least one, another module's one statement)."""
         flow, (name, key, routine) = self._flow, self._callee(sub.children[0], "proc")
+        builtin = key if routine is None else ""  # (a routine of the task hides the instruction of its name)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
-        writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
+        writes = getattr(PROCESS_MOTIONS.get(builtin), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
-        self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
+        self.mutates |= builtin in MODE_INSTRUCTIONS or writes is not None
         inner = None
-        if key == "callbyvar" and routine is None:  # (a late-bound call: _Flow.by_var)
+        if builtin == "callbyvar":  # (a late-bound call: _Flow.by_var)
             self.late_call(Tree("late_call", [], sub.meta))
-        if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
+        if builtin in _MOVING:
             # (a routine of 10,000 motions: each named only while none is; a TRAP's StopMove, ClearPath, StartMove or
             # ExitCycle cuts short or restarts the motions the program holds and adds no point: it moves nothing)
             if self.motion is None and not (self._trap and key in _PATH_STOPS):
                 self._found(found := f"{name} at {self._at(sub)}", found)
-        elif key in MODE_INSTRUCTIONS:
+        elif builtin in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
         elif key in self._seen["func"] and routine is None:
             func = self._seen["func"][key]
@@ -288,10 +293,10 @@ class Summary:
                 at = self._at(sub)
                 self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
-        self.waits |= key == "waittime"
-        if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+        self.waits |= builtin == "waittime"
+        if builtin in MOTIONS or builtin in PROCESS_MOTIONS or builtin == "waittime":
             return 1, 1, 1
-        if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
+        if inner is None:  # (an instruction, or a routine called recursively)
             return int(routine is not None), 1, int(routine is not None)
         other = flow.routine_file(routine) > 0  # (another module's routine: its statements not counted; passed over
         if other and inner.idle:  # when it moves nothing and waits not, run_call)
@@ -1333,14 +1338,16 @@ class _Flow(calls.Texts):
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
         positional, optional = self.split_args(call_args)
-        if key in MOTIONS or key in PROCESS_MOTIONS:
+        if key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).idle:
+            # another module's routine that moves nothing and waits not: passed over, what it assigns changed from here
+            self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
+        elif key in self.procs:  # (a routine hides the instruction of its name: RAPID overview, "Routine scope")
+            self._run_proc(statement, statement, local)
+        elif key in MOTIONS or key in PROCESS_MOTIONS:
             self.run_tagged(lambda: self.run_motion(statement, key, local))
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).idle:
-            # another module's routine that moves nothing and waits not: passed over, what it assigns changed from here
-            self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
@@ -1358,10 +1365,8 @@ class _Flow(calls.Texts):
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
-        elif key == "callbyvar" and key not in self.procs:
+        elif key == "callbyvar":
             self.run_late_call(self.by_var(statement, positional), local)
-        elif key in self.procs:
-            self._run_proc(statement, statement, local)
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)

@@ -442,6 +442,16 @@ class _Motions:
                 self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines, file)))
         return self._matches[id(token)][1]
 
+    @staticmethod
+    def hidden_moves(st: MoveStatements, procs: dict[str, Tree]) -> np.ndarray | None:
+        """Which statements of a run are calls of a PROC of the task named like a motion instruction, which hides it
+        (ABB "Technical reference manual - RAPID overview", "Routine scope": "a routine hides instructions and
+        predefined routines and data with the same name"); None where none is (no PROC of the task is so named)."""
+        if procs.keys().isdisjoint(MOTIONS):
+            return None
+        hidden = np.array([str(name).lower() in procs for name in st.texts("instr")], dtype=bool)
+        return hidden if hidden.any() else None
+
     def _leaves(self, st: MoveStatements, i: int, *parts: str, texts: list[str | None] | None = None
                 ) -> list[Tree | None]:
         """Parts ``parts`` of statement ``i`` of a run as the parser's nodes (``name``, ``numbers`` or ``number``;
@@ -468,6 +478,8 @@ class _Motions:
         else:
             ok = np.array([s is not None for s in shapes], dtype=bool)
             regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.point_shape]
+        if (hidden := self.hidden_moves(st, self.procs)) is not None:  # (a call of the PROC: the general rules')
+            regular = regular & ~hidden
         (motions, points), template, p = st.rows, st.template, len(frame)
         # the inline points' columns as the file's runs read them (views of the template: a regular statement's rows
         # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
