@@ -98,15 +98,19 @@ def test_a_func_returns_through_a_test_a_for_and_a_while(tmp_path):
 
 def test_a_condition_known_only_while_running_gives_a_value_where_every_path_returns_it(tmp_path):
     """``IF mode = 1`` on a PERS (the operator may change it): both paths return ``base``, so the value is known;
-    where they return different values the motion is refused naming the FUNC, the IF's line and ``mode``."""
+    where they return different values the motion is refused naming the FUNC, the IF's line and ``mode`` (through the
+    datum an assignment gives it, too)."""
     routines = (_func("same", "", "IF mode = 1 THEN", "  RETURN base;", "ENDIF", "RETURN base;")
                 + _func("differs", "", "IF mode = 1 THEN", "  RETURN Offs(base, 10, 0, 0);", "ENDIF", "RETURN base;"))
     declared = "  PERS num mode := 1;\n"
     assert _xs(_program(tmp_path, _move("same()"), declared=declared, routines=routines)) == [500.0]
     prog = _program(tmp_path, _move("differs()"), declared=declared, routines=routines)
-    assert [f.message for f in prog.unsupported] == [
-        "function differs returns another value on another path: the IF at line 12 (reading mode) is decided only "
-        "while running"]
+    said = ("function differs returns another value on another path: the IF at line 12 (reading mode) is decided only "
+            "while running")
+    assert [f.message for f in prog.unsupported] == [said]
+    prog = _program(tmp_path, "p := differs();", _move("p"), declared=declared, routines=routines)  # (said at p's read)
+    assert [f.message for f in prog.unsupported] == [f"p is changed at run time (line 18, column 5: {said}); its value "
+                                                     "at this motion is not known"]
 
 
 def test_a_func_that_reaches_no_return_or_loops_past_the_bound_is_refused(tmp_path):

@@ -225,7 +225,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.path_cut: str | None = None  # a TRAP connected that may cut a motion short (ClearPath): where it came
         self.stood: dict[int, tuple[_Data, Tree]] = {}  # id of a datum computed from where the robot stands: it, where
         self._stood_reads = 0  # reads of where the robot stands so far (and of data computed from it)
-        self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment reading it where it is not known: why
+        self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment of where it stands or of a FUNC whose
+        # paths differ, not known: why
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)

@@ -207,6 +207,11 @@ class _NotStanding(_Unsupported):
     standing_value`): a datum assigned from it is changed at run time, a refusal of a motion reading it says why."""
 
 
+class _PathsDiffer(_Unsupported):
+    """A FUNC whose ``RETURN`` values differ from path to path (:meth:`.rapid_flow._Flow.func_value`): a datum assigned
+    from it is changed at run time, a refusal of a motion reading it says why."""
+
+
 class _Unknown(_Unsupported):
     """A value known only while running: a datum's (:meth:`_Declarations.lookup`; a ``WaitTime`` of it is noted, not
     timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
@@ -539,7 +544,7 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
-            if not by and id(mark.changed) in self.stand_why:  # (assigned where the robot stands, not known)
+            if not by and id(mark.changed) in self.stand_why:  # (assigned where the robot stands, or a FUNC's paths differ)
                 by = f": {self.stand_why[id(mark.changed)][1]}"
             behind = self.carried_behind(token)
             if behind is token:
@@ -886,7 +891,7 @@ class _Declarations:
             value = box[0]
         except _Unsupported as exc:
             self.record_change(statement, local)
-            if isinstance(exc, _NotStanding):
+            if isinstance(exc, (_NotStanding, _PathsDiffer)):
                 self.stand_why[id(statement)] = (statement, exc.message)
             behind = self.carried_behind(exc.where)
             if behind is not None:

@@ -46,6 +46,7 @@ from thermocomp.programs.rapid_data import (
     _known,
     _location,
     _number,
+    _PathsDiffer,
     _Running,
     _same,
     _T_from_pose,
@@ -1124,7 +1125,7 @@ class _Flow(calls.Texts):
             raise _Unsupported(f"function {run.name} ends without RETURN", node)
         if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
             construct = next(under for _, under in run.values if under is not None)
-            raise _Unsupported(f"function {run.name} returns another value on another path: the "
+            raise _PathsDiffer(f"function {run.name} returns another value on another path: the "
                                f"{_CONSTRUCTS[construct.data]} at line {_location(construct)[0]} (reading "
                                f"{', '.join(sorted(set().union(*map(_names_read, _heads(construct))))) or 'no datum'}"
                                ") is decided only while running", node)
