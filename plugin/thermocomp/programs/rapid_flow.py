@@ -207,7 +207,8 @@ class Summary:
     def moves(self, sub: Tree) -> tuple[int, int, int]:
         statements = self._flow.move_matches(sub.children[0])
         if self._flow.hidden_moves(statements, self._seen["proc"]) is not None:  # (a PROC of a motion's name: the
-            _, text, lines = self._flow._files[self._file]  # run's statements as the walker runs them, _Motions.run_moves)
+            # run's statements parsed, as the walker runs them, _Motions.run_moves)
+            _, text, lines = self._flow._files[int(statements.template.file[0])]
             return self._scan(statements.parse(without_runs("rapid.lark", "body"), text, lines, 0, len(statements)))
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
