@@ -29,6 +29,7 @@ from thermocomp import DeformationTable
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.programs import ProgramOptions, read_program
+from thermocomp.programs.rapid import RapidOptions, read_rapid
 
 _REST = "[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
 
@@ -111,6 +112,21 @@ def test_a_condition_known_only_while_running_gives_a_value_where_every_path_ret
     prog = _program(tmp_path, "p := differs();", _move("p"), declared=declared, routines=routines)  # (said at p's read)
     assert [f.message for f in prog.unsupported] == [f"p is changed at run time (line 18, column 5: {said}); its value "
                                                      "at this motion is not known"]
+
+
+def test_another_modules_func_runs_in_its_module(tmp_path):
+    """A FUNC of another module of the task (``--module``) reads its module's ``LOCAL`` data ("Scope rules") and its
+    IF decided only while running is noted in its own file."""
+    other = tmp_path / "other.mod"
+    other.write_text("MODULE other\n  LOCAL CONST num k := 30;\n  PERS num mode := 1;\n"
+                     + _func("pick", "robtarget b", "IF mode = 1 THEN", "  RETURN Offs(b, k, 0, 0);", "ENDIF",
+                             "RETURN Offs(b, k, 0, 0);") + "ENDMODULE\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(f"MODULE M\n  CONST robtarget base:=[[500,0,400],{_REST};\n  PROC main()\n"
+                    f"    {_move('pick(base)')}\n  ENDPROC\nENDMODULE\n")
+    prog = read_rapid(path, options=RapidOptions(modules=(str(other),)))
+    assert _xs(prog) == [530.0]
+    assert [(n.file, n.line) for n in prog.notes if n.message.startswith("IF: not resolved")] == [(1, 5)]
 
 
 def test_a_func_that_reaches_no_return_or_loops_past_the_bound_is_refused(tmp_path):

@@ -1121,7 +1121,8 @@ class _Flow(calls.Texts):
         :data:`_FUNC_RUNS`) until a ``RETURN`` (:meth:`returned`); :class:`_Unsupported` where the paths through the
         constructs decided only while running reach ``RETURN`` statements of different values, or none is reached."""
         run = self._funcs_run[-1]
-        self.run_body(_body(func), scope)
+        with self.in_file(self.routine_file(func), func.meta.start_pos):  # (its module's names; its notes in its file)
+            self.run_body(_body(func), scope)
         if not run.values:  # (the evaluation of a function must end at a RETURN: RAPID overview, "Routine termination")
             raise _Unsupported(f"function {run.name} ends without RETURN", node)
         if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
