@@ -24,14 +24,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers import run_program
+from test_programs_func_assign import _REST, _move, _xs
 
 from thermocomp import DeformationTable
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.programs.rapid import RapidOptions, read_rapid
-
-_REST = "[0,0,1,0],[0,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
 
 
 def _program(tmp_path, *statements: str, declared: str = "", routines: str = ""):
@@ -43,16 +42,6 @@ def _program(tmp_path, *statements: str, declared: str = "", routines: str = "")
                     f"{declared}{routines}"
                     "  PROC main()\n" + "".join(f"    {s}\n" for s in statements) + "  ENDPROC\nENDMODULE\n")
     return read_program(path)
-
-
-def _xs(prog) -> list[float]:
-    """The x (mm) of each point the program moves through, in the order its cycle runs them."""
-    assert prog.unsupported == (), [f.message for f in prog.unsupported]
-    return [round(float(p.T_world_tcp[0, 3]) * 1e3, 6) for p in prog.points]
-
-
-def _move(target: str) -> str:
-    return f"MoveL {target}, v100, fine, tool0;"
 
 
 def _func(name: str, params: str, *body: str) -> str:
