@@ -33,7 +33,7 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
-from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
+from thermocomp.programs.rapid_data import _Data, _Declarations, _FuncRun, _Mark, span_of
 from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,
@@ -215,7 +215,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         # module_data, procs, funcs, traps: the data and routines the module being read sees (_Flow.enter_module)
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
-        self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
+        self._funcs_run: list[_FuncRun] = []  # the FUNCs being evaluated, innermost last
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.outside: set[str] = set()  # data last given a value read from a PERS the cycle did not set (decides no IF)
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
@@ -225,7 +225,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.path_cut: str | None = None  # a TRAP connected that may cut a motion short (ClearPath): where it came
         self.stood: dict[int, tuple[_Data, Tree]] = {}  # id of a datum computed from where the robot stands: it, where
         self._stood_reads = 0  # reads of where the robot stands so far (and of data computed from it)
-        self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment reading it where it is not known: why
+        self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment of where it stands or of a FUNC whose
+        # paths differ, not known: why
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)

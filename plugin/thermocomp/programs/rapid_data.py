@@ -213,6 +213,11 @@ class _NotStanding(_Unsupported):
     standing_value`): a datum assigned from it is changed at run time, a refusal of a motion reading it says why."""
 
 
+class _PathsDiffer(_Unsupported):
+    """A FUNC whose ``RETURN`` values differ from path to path (:meth:`.rapid_flow._Flow.func_value`): a datum assigned
+    from it is changed at run time, a refusal of a motion reading it says why."""
+
+
 class _Unknown(_Unsupported):
     """A value known only while running: a datum's (:meth:`_Declarations.lookup`; a ``WaitTime`` of it is noted, not
     timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
@@ -284,6 +289,19 @@ class _Running:
     given: set[str] = dataclasses.field(default_factory=set)
     #: How many values its FUNCs gave module data (a FUNC that called one that gave one is kept in :attr:`done` too).
     gave: int = 0
+
+
+@dataclass
+class _FuncRun:
+    """A call of the task's FUNC being evaluated (:meth:`_Declarations.evaluate_func`)."""
+
+    name: str  # as the call writes it
+    rtype: str  # the type it returns
+    running: _Running | None  # the statement the walker runs, where the call gives module data values
+    depth: int  # how many constructs not resolved enclose the call (:attr:`.rapid_flow._Flow._unresolved`)
+    caller: dict[str, _Data] | None  # the caller's data (None: the module's only)
+    #: The value of each ``RETURN`` reached, with the outermost construct not resolved within the FUNC it stands in.
+    values: list[tuple[object, Tree | None]] = dataclasses.field(default_factory=list)
 
 
 class _Declarations:
@@ -532,7 +550,7 @@ class _Declarations:
                   and self.found_nowhere(str(by.children[0]).lower()) else f": {CALC_ROBT}" if isinstance(by, Tree)
                   and by.data == "assign" and any(str(c.children[0]).lower() == "calcrobt" for c in by.find_data(
                       "func_call")) else "")
-            if not by and id(mark.changed) in self.stand_why:  # (assigned where the robot stands, not known)
+            if not by and id(mark.changed) in self.stand_why:  # (assigned where the robot stands, or a FUNC's paths differ)
                 by = f": {self.stand_why[id(mark.changed)][1]}"
             behind = self.carried_behind(token)
             if behind is token:
@@ -798,55 +816,61 @@ class _Declarations:
                            "functions and the task's own FUNCs)", node)
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
-        """A call of the task's own ``FUNC`` whose body holds only declarations, assignments and ``RETURN``. Its own
-        data are its own; a module datum it assigns is given its value (as a PROC's assignment gives it, the datum
-        holding it after the call) only where the walker runs the statement holding the call (:attr:`running`), once
-        however often that statement's parts are evaluated; anywhere else (a condition, a loop's bounds, a look
-        ahead) such a FUNC is not evaluated."""
+        """A call of the task's own ``FUNC``: its body run as a routine's (:meth:`.rapid_flow._Flow.run_body`: its
+        declarations, assignments, ``IF``, ``TEST``, ``FOR`` and ``WHILE``) until a ``RETURN``, which ends a function's
+        evaluation (ABB "Technical reference manual - RAPID overview", "Routine termination"). Its value is known
+        where every ``RETURN`` reached gives one known value: a condition decided only while running runs each of its
+        branches, whose values must agree (:meth:`returned`). Its own data are its own; a module datum it assigns is
+        given its value (as a PROC's assignment gives it, the datum holding it after the call) only where the walker
+        runs the statement holding the call (:attr:`running`), once however often that statement's parts are
+        evaluated; anywhere else (a condition, a loop's bounds, a look ahead) such a FUNC is not evaluated."""
         running = self.running
         if running is not None and (id(node), id(local)) in running.done:
             return running.done[id(node), id(local)][1]
-        if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
+        if any(run.name.lower() == name.lower() for run in self._funcs_run) or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
         if not self._funcs_run:
             self._gives = running is not None and any(sub is node for sub in running.statement.find_data("func_call"))
-        marks, gave = dict(self.marks), 0 if running is None else running.gave
-        self._funcs_run.append(name.lower())
+        marks, outside, gave = dict(self.marks), set(self.outside), 0 if running is None else running.gave
+        rtype = self.base_type(str(next(c for c in func.children if getattr(c, "type", "") == "NAME")).lower())
+        self._funcs_run.append(_FuncRun(name, rtype, running, len(self._unresolved), local))
         try:
             scope = self.bind_arguments(func, node.children[1] if len(node.children) > 1 else None, local, node)
-            rtype = self.base_type(str(next(c for c in func.children if getattr(c, "type", "") == "NAME")).lower())
-            body = next(c for c in func.children if isinstance(c, Tree) and c.data == "body")
-            for statement in body.children:
-                kind = statement.data if isinstance(statement, Tree) else ""
-                if kind == "data_decl":
-                    self.declare(statement, scope)
-                elif kind == "assign":
-                    root = self.changed_root(statement.children[0])
-                    key = None if root is None else str(root).lower()
-                    own = key in scope and key not in self._by_reference.get(id(scope), ())
-                    if not own and (key in scope or key not in self.module_data or not self._gives):
-                        raise _Unsupported(f"function {name} assigns data that is not its own", statement)
-                    if not own:  # (a module datum: a value known only while running refused naming what it reads)
-                        self.evaluate(statement.children[-1], scope)
-                        running.given.add(key)  # type: ignore[union-attr,arg-type]
-                        running.gave += 1  # type: ignore[union-attr]
-                    self.assign(statement, scope)
-                    if self.changed_at(key) is not None:  # type: ignore[arg-type]
-                        raise _Unsupported(f"function {name}: a value known only while running", statement)
-                elif kind == "return_stmt" and statement.children:
-                    found = self.evaluate_as(statement.children[0], scope, rtype), rtype
-                    if running is not None and running.gave != gave:
-                        running.done[id(node), id(local)] = (local, found)
-                    return found
-                else:
-                    construct = "a statement" if not kind else kind.replace("_stmt", "").upper()
-                    raise _Unsupported(f"function {name} is not evaluated: it holds {construct} (only declarations, "
-                                       "assignments and RETURN are followed in a function)", statement)
-            raise _Unsupported(f"function {name} ends without RETURN", node)
+            found = self.func_value(func, scope, node), rtype
+            if running is not None and running.gave != gave:
+                running.done[id(node), id(local)] = (local, found)
+            return found
         finally:
             self._funcs_run.pop()
-            self.marks = marks if running is None else {**marks, **{k: self.marks[k] for k in running.given
-                                                                    if k in self.marks}}
+            given = set() if running is None else running.given
+            self.marks = {**marks, **{k: self.marks[k] for k in given if k in self.marks}}
+            self.outside = {k for k in outside if k not in given} | (self.outside & given)
+
+    def assign_in_func(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """An assignment in the body of the FUNC being evaluated: to its own data; or, where the FUNC is called from
+        the statement the walker runs (:meth:`evaluate_func`), to a module datum, given its value, or to an ``INOUT``,
+        ``VAR`` or ``PERS`` parameter bound to a whole datum of the caller, which it changes as a PROC's assignment
+        does (:meth:`assign`: known only while running from that statement on; a function "gains full (read/write)
+        access to the argument": ABB "Technical reference manual - RAPID overview", "Function calls"). A value not
+        known refuses the FUNC."""
+        run = self._funcs_run[-1]
+        root = self.changed_root(statement.children[0])
+        key = None if root is None else str(root).lower()
+        by_reference = key in self._by_reference.get(id(local), ())
+        bound = local[key].name.lower() if by_reference else key  # type: ignore[index]  (the caller's datum)
+        own = key in local and not by_reference
+        if not own and not (self._gives and ((run.caller if run.caller is not None and bound in run.caller else
+                                              self.module_data).get(bound) is local[key] if by_reference  # type: ignore[index]
+                                             else key in self.module_data)):
+            raise _Unsupported(f"function {run.name} assigns data that is not its own", statement)
+        if not own:  # (a module datum: a value known only while running refused naming what it reads)
+            if not by_reference:
+                self.evaluate(statement.children[-1], local)
+            run.running.given.add(bound)  # type: ignore[union-attr,arg-type]
+            run.running.gave += 1  # type: ignore[union-attr]
+        self.assign(statement, local)
+        if not by_reference and self.changed_at(key) is not None:  # type: ignore[arg-type]
+            raise _Unsupported(f"function {run.name}: a value known only while running", statement)
 
     # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
@@ -882,7 +906,7 @@ class _Declarations:
             value = box[0]
         except _Unsupported as exc:
             self.record_change(statement, local)
-            if isinstance(exc, _NotStanding):
+            if isinstance(exc, (_NotStanding, _PathsDiffer)):
                 self.stand_why[id(statement)] = (statement, exc.message)
             behind = self.carried_behind(exc.where)
             if behind is not None:
@@ -1151,6 +1175,13 @@ def _T_from_pose(pose) -> FloatArray:
         [2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3],
         [0.0, 0.0, 0.0, 1.0],
     ])
+
+
+def _same(a: object, b: object) -> bool:
+    """``a`` and ``b`` are one value of one type (nested lists of numbers, strings, bools)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
 
 
 def _known(value: object) -> bool:

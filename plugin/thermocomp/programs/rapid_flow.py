@@ -20,7 +20,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
-from thermocomp.programs.grammars import code_lines
+from thermocomp.programs.grammars import code_lines, without_runs
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -46,7 +46,9 @@ from thermocomp.programs.rapid_data import (
     _known,
     _location,
     _number,
+    _PathsDiffer,
     _Running,
+    _same,
     _T_from_pose,
     _Unknown,
     _Unsupported,
@@ -203,10 +205,15 @@ class Summary:
         return str(name), key, self._seen[kind].get(key)
 
     def moves(self, sub: Tree) -> tuple[int, int, int]:
+        statements = self._flow.move_matches(sub.children[0])
+        if self._flow.hidden_moves(statements, self._seen["proc"]) is not None:  # (a PROC of a motion's name: the
+            # run's statements parsed, as the walker runs them, _Motions.run_moves)
+            _, text, lines = self._flow._files[int(statements.template.file[0])]
+            return self._scan(statements.parse(without_runs("rapid.lark", "body"), text, lines, 0, len(statements)))
         if self.motion is None:
             found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
             self._found(found, found)
-        return (n := len(self._flow.move_matches(sub.children[0]))), 0, n
+        return (n := len(statements)), 0, n
 
     def late_call(self, sub: Tree) -> None:
         """A late call, a GOTO or a label: what runs after it is known only while running."""
@@ -255,20 +262,21 @@ class Summary:
         """An instruction or a routine, classed in the order the walker runs them (:meth:`_Flow.run_call`); its
         steps and statements (a motion or a wait one step, a routine's at least one, another module's one statement)."""
         flow, (name, key, routine) = self._flow, self._callee(sub.children[0], "proc")
+        builtin = key if routine is None else ""  # (a routine of the task hides the instruction of its name)
         self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
-        writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
+        writes = getattr(PROCESS_MOTIONS.get(builtin), "writes", None)
         if writes is not None:  # (a search's found point)
             self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
-        self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
+        self.mutates |= builtin in MODE_INSTRUCTIONS or writes is not None
         inner = None
-        if key == "callbyvar" and routine is None:  # (a late-bound call: _Flow.by_var)
+        if builtin == "callbyvar":  # (a late-bound call: _Flow.by_var)
             self.late_call(Tree("late_call", [], sub.meta))
-        if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
+        if builtin in _MOVING:
             # (a routine of 10,000 motions: each named only while none is; a TRAP's StopMove, ClearPath, StartMove or
             # ExitCycle cuts short or restarts the motions the program holds and adds no point: it moves nothing)
             if self.motion is None and not (self._trap and key in _PATH_STOPS):
                 self._found(found := f"{name} at {self._at(sub)}", found)
-        elif key in MODE_INSTRUCTIONS:
+        elif builtin in MODE_INSTRUCTIONS:
             self._found(self.blocker or f"{name} at {self._at(sub)}")
         elif key in self._seen["func"] and routine is None:
             func = self._seen["func"][key]
@@ -287,10 +295,10 @@ class Summary:
                 at = self._at(sub)
                 self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
-        self.waits |= key == "waittime"
-        if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+        self.waits |= builtin == "waittime"
+        if builtin in MOTIONS or builtin in PROCESS_MOTIONS or builtin == "waittime":
             return 1, 1, 1
-        if inner is None:  # (an instruction; a routine called recursively, or run as an instruction of its name)
+        if inner is None:  # (an instruction, or a routine called recursively)
             return int(routine is not None), 1, int(routine is not None)
         other = flow.routine_file(routine) > 0  # (another module's routine: its statements not counted; passed over
         if other and inner.idle:  # when it moves nothing and waits not, run_call)
@@ -342,13 +350,6 @@ _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 #: Types whose zero value holds a zero quaternion, which the controller stops on: a path that leaves a ``VAR`` of
 #: one of them without a value reaches no motion that reads it.
 _ZERO_ORIENTATION = frozenset({"robtarget", "orient", "pose", "tooldata", "wobjdata"})
-
-
-def _same(a: object, b: object) -> bool:
-    """``a`` and ``b`` are one value of one type (nested lists of numbers, strings, bools)."""
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
 
 
 class _Flow(calls.Texts):
@@ -638,6 +639,10 @@ class _Flow(calls.Texts):
             self.work(statement)
             if (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
+                if statement.data == "return_stmt" and self._funcs_run:
+                    self.returned(statement, local)
+                elif self._funcs_run:  # (EXIT, RAISE, ExitCycle, <SMT> end no function's evaluation with a value)
+                    self.run_statement(statement, local)
                 if statement.data == "placeholder":
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
                                            "after it in this routine never run", *_location(statement), self.file))
@@ -661,6 +666,8 @@ class _Flow(calls.Texts):
                 elif self.run_statement(statement, local):
                     return True
             except _Unsupported as exc:
+                if self._funcs_run:  # (a FUNC's body: its value is not known, :meth:`func_value`)
+                    raise
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
                                            "nothing a motion reads (its time is not estimated)", *_location(exc.where),
@@ -707,6 +714,12 @@ class _Flow(calls.Texts):
     def run_statement(self, statement: Tree, local: dict[str, _Data]) -> bool | None:
         """Run one statement (whether it ended its routine: :meth:`run_body`); one whose own expressions call a FUNC
         that moves the robot is refused."""
+        if self._funcs_run:  # (a FUNC's body evaluated: its statements that give no step, :data:`_FUNC_RUNS`)
+            if statement.data not in _FUNC_RUNS:
+                raise _Unsupported(f"function {self._funcs_run[-1].name} is not evaluated: it holds "
+                                   f"{statement.data.replace('_stmt', '').upper()} (only declarations, assignments, IF, "
+                                   "TEST, FOR, WHILE and RETURN are followed in a function)", statement)
+            return _FUNC_RUNS[statement.data](self, statement, local)
         run = _RUNS.get(statement.data)
         if run is None:
             raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
@@ -757,12 +770,12 @@ class _Flow(calls.Texts):
 
     def counted_while(self, statement: Tree, local: dict[str, _Data]) -> bool:
         """Whether the file fixes the passes of ``WHILE`` ``statement`` (``i := 1; WHILE i < 4 DO ... i := i + 1;
-        ENDWHILE``): its body moves, its condition holds here and reads data the body gives values, and every datum
-        that condition reads, or that an assignment to such a datum or a condition around one reads, is given values
-        in the body only by assignments whose values and conditions are known here."""
+        ENDWHILE``): its body moves (or computes a FUNC's value), its condition holds here and reads data the body
+        gives values, and every datum that condition reads, or that an assignment to such a datum or a condition around
+        one reads, is given values in the body only by assignments whose values and conditions are known here."""
         with self.not_reading():
             condition, body = statement.children[0], statement.children[-1]
-            if not self.summary(body).steps or self._decided_value(condition, local) is not True:
+            if not (self.summary(body).steps or self._funcs_run) or self._decided_value(condition, local) is not True:
                 return False
             changes = [(change, heads, None if change.data != "assign" else  # (its datum's key; "": none's)
                         str(self.changed_root(change.children[0]) or "").lower()) for change, heads in
@@ -797,12 +810,16 @@ class _Flow(calls.Texts):
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
                                *_location(statement), self.file))
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
+        work = self.statements_run + MAX_QUIET_WORK  # (a FUNC's: no step bounds it)
         while (holds := self._decided_value(statement.children[0], local)) is True:
             with self.sequence():
                 if self.run_body(statement.children[-1], local):
                     break
             if len(self.steps) - first[0] > limit:
                 raise self.error(f"WHILE unrolls to more than --max-motions {limit:,} steps", statement)
+            if self._funcs_run and self.statements_run > work:
+                raise _Unsupported(f"WHILE in function {self._funcs_run[-1].name} runs more than {MAX_QUIET_WORK:,} "
+                                   "statements: not followed", statement)
         if holds is None:
             raise _Unsupported("WHILE: its condition is known only while running after a pass, and its body may run "
                                "again with other values", statement)
@@ -1102,6 +1119,32 @@ class _Flow(calls.Texts):
         values = [local[key].value for key in sorted(self._params.get(id(local), ()))]
         return None if any(value is None for value in values) else tuple(map(repr, values))
 
+    def func_value(self, func: Tree, scope: dict[str, _Data], node: Tree) -> object:
+        """The value a call ``node`` of ``func`` returns, its body run over ``scope`` (:meth:`run_body`, its statements
+        :data:`_FUNC_RUNS`) until a ``RETURN`` (:meth:`returned`); :class:`_Unsupported` where the paths through the
+        constructs decided only while running reach ``RETURN`` statements of different values, or none is reached."""
+        run = self._funcs_run[-1]
+        with self.in_file(self.routine_file(func), func.meta.start_pos):  # (its module's names; its notes in its file)
+            self.run_body(_body(func), scope)
+        if not run.values:  # (the evaluation of a function must end at a RETURN: RAPID overview, "Routine termination")
+            raise _Unsupported(f"function {run.name} ends without RETURN", node)
+        if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
+            construct = next(under for _, under in run.values if under is not None)
+            raise _PathsDiffer(f"function {run.name} returns another value on another path: the "
+                               f"{_CONSTRUCTS[construct.data]} at line {_location(construct)[0]} (reading "
+                               f"{', '.join(sorted(set().union(*map(_names_read, _heads(construct))))) or 'no datum'}"
+                               ") is decided only while running", node)
+        return run.values[0][0]
+
+    def returned(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``RETURN value;`` in the FUNC being evaluated: its value kept, with the outermost construct decided only
+        while running that holds it within the FUNC (None: none)."""
+        run = self._funcs_run[-1]
+        if not statement.children:
+            raise _Unsupported(f"function {run.name}: RETURN without a value", statement)
+        value = self.evaluate_as(statement.children[0], local, run.rtype)
+        run.values.append((value, self._unresolved[run.depth] if len(self._unresolved) > run.depth else None))
+
     def run_late_call(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``%"name"% args;`` whose name is known before running."""
         try:
@@ -1301,14 +1344,16 @@ class _Flow(calls.Texts):
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
         positional, optional = self.split_args(call_args)
-        if key in MOTIONS or key in PROCESS_MOTIONS:
+        if key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).idle:
+            # another module's routine that moves nothing and waits not: passed over, what it assigns changed from here
+            self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
+        elif key in self.procs:  # (a routine hides the instruction of its name: RAPID overview, "Routine scope")
+            self._run_proc(statement, statement, local)
+        elif key in MOTIONS or key in PROCESS_MOTIONS:
             self.run_tagged(lambda: self.run_motion(statement, key, local))
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.procs and self.routine_file(self.procs[key]) and self.summary(self.procs[key]).idle:
-            # another module's routine that moves nothing and waits not: passed over, what it assigns changed from here
-            self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
@@ -1326,10 +1371,8 @@ class _Flow(calls.Texts):
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
-        elif key == "callbyvar" and key not in self.procs:
+        elif key == "callbyvar":
             self.run_late_call(self.by_var(statement, positional), local)
-        elif key in self.procs:
-            self._run_proc(statement, statement, local)
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
@@ -1611,3 +1654,9 @@ _RUNS = {
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
     "while_stmt": _Flow.run_if, "test_stmt": _Flow.run_if,
 }
+
+#: How a statement in a FUNC being evaluated is followed (:meth:`_Flow.func_value`): those that give no step, an
+#: assignment as a FUNC's (:meth:`.rapid_data._Declarations.assign_in_func`); any other refuses the FUNC.
+_FUNC_RUNS = {**{kind: _RUNS[kind] for kind in ("data_decl", "for_stmt", "if_stmt", "compact_if", "while_stmt",
+                                                "test_stmt")},
+              "assign": lambda flow, statement, local: flow.assign_in_func(statement, local)}

@@ -53,7 +53,7 @@ from thermocomp.programs.rapid_data import (
     span_of,
 )
 from thermocomp.programs.rapid_functions import evaluate_function
-from thermocomp.programs.writer import NUMBER
+from thermocomp.programs.writer import NUMBER, extax_text
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: Motions between two progress reports while a module is read.
@@ -442,6 +442,16 @@ class _Motions:
                 self._matches.update((id(t), (t, st)) for t, st in zip(tokens, MoveStatements.runs(tokens, lines, file)))
         return self._matches[id(token)][1]
 
+    @staticmethod
+    def hidden_moves(st: MoveStatements, procs: dict[str, Tree]) -> np.ndarray | None:
+        """Which statements of a run are calls of a PROC of the task named like a motion instruction, which hides it
+        (ABB "Technical reference manual - RAPID overview", "Routine scope": "a routine hides instructions and
+        predefined routines and data with the same name"); None where none is (no PROC of the task is so named)."""
+        if procs.keys().isdisjoint(MOTIONS):
+            return None
+        hidden = np.array([str(name).lower() in procs for name in st.texts("instr")], dtype=bool)
+        return hidden if hidden.any() else None
+
     def _leaves(self, st: MoveStatements, i: int, *parts: str, texts: list[str | None] | None = None
                 ) -> list[Tree | None]:
         """Parts ``parts`` of statement ``i`` of a run as the parser's nodes (``name``, ``numbers`` or ``number``;
@@ -468,6 +478,8 @@ class _Motions:
         else:
             ok = np.array([s is not None for s in shapes], dtype=bool)
             regular, frame = ok[st.shape_of] & st.readable, (np.cumsum(ok) - 1)[st.point_shape]
+        if (hidden := self.hidden_moves(st, self.procs)) is not None:  # (a call of the PROC: the general rules')
+            regular = regular & ~hidden
         (motions, points), template, p = st.rows, st.template, len(frame)
         # the inline points' columns as the file's runs read them (views of the template: a regular statement's rows
         # are these; the others' rows are the general rules' and go unread), each work object's moved to the world
@@ -739,6 +751,8 @@ class _Motions:
             elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
                 whole = self.text[text_span.start:text_span.end]
                 extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+            else:  # (no text holds it: a VAR declared without a value, a value computed: the value's, as it holds it)
+                extax = extax_text(value[-1])  # type: ignore[index]
             written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
                            extax=extax, name="" if data is None else data.name, held=held, file=self.file)
             if kind == ABSOLUTE_JOINT:

@@ -95,6 +95,13 @@ def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> pa.StringArray
                                        _extax_texts(extax), "]", "")
 
 
+def extax_text(extax: Sequence[float]) -> str:
+    """The text ``[eax_a,...,eax_f]`` of an ``extjoint``'s values [mm or deg] (:func:`single_columns`'s numbers), each
+    9E9 (no axis) written as the controller writes it, ``9E+09``."""
+    texts = single_columns(np.asarray(extax, dtype=float).reshape(1, -1))
+    return "[" + ",".join("9E+09" if value == 9e9 else text[0].as_py() for value, text in zip(extax, texts)) + "]"
+
+
 def _extax_texts(extax: Sequence[str]) -> pa.StringArray:
     return pa.array([e or _NO_EXTAX for e in extax], pa.string())
 
