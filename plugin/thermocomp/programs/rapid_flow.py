@@ -20,7 +20,6 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
-from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -371,7 +370,6 @@ class _Flow(calls.Texts):
         self.module_of: dict[int, int] = {}  # id of each routine of the task -> its module
         self.task_routines: list[Tree] = []  # the task's routines, in the order read
         self.enter_module(0)  # (the program's first module: the files' modules are numbered from the program's on)
-        self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
         self._behind = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
@@ -385,8 +383,6 @@ class _Flow(calls.Texts):
         entry = self.entry_routines()
         self._cycle_body = _body(entry[-1]) if entry else None  # (its last statement may be the production loop)
         self.check_size(entry)
-        self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
-        self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
         self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
             self.carry_into_cycle({})
