@@ -14,9 +14,12 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
+from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, transform
+from thermocomp.programs.grammars import line_col
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
 
 #: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
@@ -99,6 +102,11 @@ class Texts:
         self._reads: dict[tuple[int, int], tuple | None] = {}
         self.unresolved_notes: dict = {}
         self._summaries: dict = {}  # (what the walker finds once: its summaries)
+
+    def error(self, message: str, where: Tree | Token) -> InputError:
+        """The refusal of the program at ``where`` (a node or token of the file being read)."""
+        line, column = line_col(where)
+        return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def work(self, where, count: int = 1) -> None:
         """``count`` more statements run: past :attr:`max_statements` the program is refused naming ``where``."""

@@ -23,14 +23,14 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import rapid_scope
-from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
+from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program, span_of
 from thermocomp.programs.model import (
     MAX_MOTIONS,
     Finding,
     RobotProgram,
     TextLines,
 )
-from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
+from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark
 from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,

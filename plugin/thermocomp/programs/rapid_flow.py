@@ -20,6 +20,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
+from thermocomp.programs.grammars import line_col, span_of
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -43,14 +44,12 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _is_local,
     _known,
-    _location,
     _number,
     _Running,
     _T_from_pose,
     _Unknown,
     _Unsupported,
     compared,
-    span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 from thermocomp.programs.rapid_scope import declared_name
@@ -394,7 +393,7 @@ class _Flow(calls.Texts):
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
         per_pass, per_call, heads, per_motion = passes.settle(  # (the others' refused)
-            self, set(self.conditional), _loop_name, lambda loop: (*_location(loop), self.loop_files[id(loop)]),
+            self, set(self.conditional), _loop_name, lambda loop: (*line_col(loop), self.loop_files[id(loop)]),
             lambda call: self._files[call[2]][1][call[1].start:call[1].end])
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
@@ -493,7 +492,7 @@ class _Flow(calls.Texts):
         if known is not None and not _is_local(item):  # (two of one module: refused by check_module)
             first = self._files[self.routine_file(known)]  # (its path, text and lines)
             raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first[0]} "
-                             f"(line {_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
+                             f"(line {line_col(known)[0]}) and here", path=self.path, row=line_col(item)[0])
         self.scopes.table(self.module, item.data, _is_local(item))[name.lower()] = item
 
     def local_elsewhere(self, routine: Tree) -> str:
@@ -532,7 +531,7 @@ class _Flow(calls.Texts):
             raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
                              "routines that move nothing, through its FOR loops and routine calls, every branch of an "
                              "IF or TEST counted: counted before any condition is decided): more than "
-                             f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
+                             f"--max-motions {limit:,}", path=self.path, row=line_col(entry[0])[0])
 
     @contextlib.contextmanager
     def not_reading(self) -> Iterator[None]:
@@ -594,8 +593,8 @@ class _Flow(calls.Texts):
                     s.data == "label" or s.data != "assign" and self.summary(s).assigns & reads for s in span):
                 return False
         self.note_once(Finding(f"label {body.children[at].children[0]}: the IF ... GOTO at line "
-                               f"{_location(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
-                               "holds: followed pass by pass", *_location(body.children[at]), self.file))
+                               f"{line_col(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
+                               "holds: followed pass by pass", *line_col(body.children[at]), self.file))
         return True
 
     def _gotos(self, node: Tree, nested: bool) -> dict[str, list[int]]:
@@ -617,7 +616,7 @@ class _Flow(calls.Texts):
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
-                               "order, what it assigns known only while running after the label", *_location(statement),
+                               "order, what it assigns known only while running after the label", *line_col(statement),
                                self.file))
 
     def run_body(self, body: Tree, local: dict[str, _Data]) -> bool:
@@ -633,7 +632,7 @@ class _Flow(calls.Texts):
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
-                                           "after it in this routine never run", *_location(statement), self.file))
+                                           "after it in this routine never run", *line_col(statement), self.file))
                 return True  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
                 label = _goto_label(statement)
@@ -656,7 +655,7 @@ class _Flow(calls.Texts):
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
-                                           "nothing a motion reads (its time is not estimated)", *_location(exc.where),
+                                           "nothing a motion reads (its time is not estimated)", *line_col(exc.where),
                                            self.file))
                 else:
                     self.unsupported_at(exc.message, exc.where)
@@ -730,7 +729,7 @@ class _Flow(calls.Texts):
                 self._cycle_body.children or [None])[-1] and getattr(condition, "data", None) == "name" \
                 and str(condition.children[0]).lower() == "true":
             self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
-                                      *_location(statement), self.file))
+                                      *line_col(statement), self.file))
             self.cycle_start = self.stand_from = len(self.steps)  # (the motions before it run once: passes.settle;
             # a cycle starts where the one before, or those motions, left the robot)
             self._first_read = {}  # (what ran before it ran once: not a cycle's)
@@ -788,7 +787,7 @@ class _Flow(calls.Texts):
         """A ``WHILE`` whose passes the file fixes (:meth:`counted_while`), followed pass by pass while its condition
         holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
-                               *_location(statement), self.file))
+                               *line_col(statement), self.file))
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
         while (holds := self._decided_value(statement.children[0], local)) is True:
             with self.sequence():
@@ -843,7 +842,7 @@ class _Flow(calls.Texts):
                 given.setdefault(name, {}).setdefault(id(g[0]), g)
             named = {name: getattr(self.module_data.get(name), "name", name) for name in given}  # (as declared)
             said = "; ".join(f"{named[name]} is given a value at " + " and at ".join(
-                f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
+                f"line {line_col(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {line_col(c)[0]})"
                 for a, c in g.values()) for name, g in given.items())
             self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
                                 f"{', '.join(named.values())} on another path: {said}, conditions "
@@ -964,7 +963,7 @@ class _Flow(calls.Texts):
                 self.conf_on[mode] = self.conf_on[mode] or on
             rows = calls.motion_lines(self.steps[first:])
             self.conditional.extend(line for _, line in rows)
-            self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*_location(statement), self.file)))
+            self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*line_col(statement), self.file)))
         finally:
             self._unresolved.pop()
 
@@ -1023,7 +1022,7 @@ class _Flow(calls.Texts):
         if self.quiet_loop(body, total, found.statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
-                                   "while running after it", *_location(statement), self.file))
+                                   "while running after it", *line_col(statement), self.file))
             return self.run_unresolved(statement, local)
         count = total * max(found.steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
@@ -1169,7 +1168,7 @@ class _Flow(calls.Texts):
             self.path_cut = self.path_cut or f"TRAP {name} connected at {self._at(statement, self.file)}"
         self.visited[id(trap)] = trap
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
-                                  "from here on", *_location(statement), self.file))
+                                  "from here on", *line_col(statement), self.file))
 
     def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
         """:class:`Summary` of ``node``, found once; a routine in ``calling`` is recursion."""
@@ -1182,7 +1181,7 @@ class _Flow(calls.Texts):
     def _at(self, node: Tree | Token | int, file: int) -> str:
         """``line 7`` of ``node`` (or the line ``node``) in the task's file ``file``; ``path, line 7`` in a module
         other than the one being read (the program is file 0)."""
-        line, path = node if isinstance(node, int) else _location(node)[0], self._files[file][0]
+        line, path = node if isinstance(node, int) else line_col(node)[0], self._files[file][0]
         return f"line {line}" if not file or path == self.path else f"{path}, line {line}"
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
@@ -1309,7 +1308,7 @@ class _Flow(calls.Texts):
                 value = self.evaluate(positional[0], local)
             except _Unknown as unknown:  # (its seconds only time the cycle: no target reads them)
                 self.notes.append(Finding(f"WaitTime: {unknown.message}: the timing counts no wait",
-                                          *_location(statement), self.file))
+                                          *line_col(statement), self.file))
                 return
             seconds = self._as_number(value, positional[0])
             if seconds < 0:
@@ -1330,7 +1329,7 @@ class _Flow(calls.Texts):
             self.record_change(statement, local)  # (WaitDI ... \\TimeFlag:=timeout)
             if key in SIGNAL_WAITS:
                 self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait",
-                                          *_location(statement), self.file))
+                                          *line_col(statement), self.file))
         elif key in self.funcs:
             func = self.funcs[key]
             raise self.error(f"{name} is a FUNC ({self._at(func, self.routine_file(func))}); a FUNC cannot be "
@@ -1364,11 +1363,11 @@ class _Flow(calls.Texts):
                 reason = re.sub(r"[;:] its value at this motion is not known$", "", unknown.message)
                 self.note_once(Finding(f"{name} is called with an argument not known before running ({reason}); it "
                                        "moves nothing: passed over, what it changes is known only while running from "
-                                       "here on (its time is not in the estimate)", *_location(statement), self.file))
+                                       "here on (its time is not in the estimate)", *line_col(statement), self.file))
         arguments = None if scope is None else self._arguments(scope)
         if arguments is not None and sum(b is body and a == arguments for b, a in self._routines_run) >= 2:
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
-                                   *_location(statement), self.file))
+                                   *line_col(statement), self.file))
             return
         self.visited[id(routine)] = routine
         first, stood_reads = len(self.steps), self._stood_reads
@@ -1441,7 +1440,7 @@ class _Flow(calls.Texts):
         found += [late for key, late in self._late_nowhere.items() if key not in called]  # called nowhere else)
         spans = [(self.routine_file(r), r.meta.start_pos, r.meta.end_pos) for r in entry]
         return calls.note_found_nowhere(self.notes, [
-            (str(c.children[0]).lower(), f, *_location(c), str(c.children[0]),
+            (str(c.children[0]).lower(), f, *line_col(c), str(c.children[0]),
              any(f == file and a <= c.meta.start_pos < b for file, a, b in spans)) for f, c in found],
             lambda name, count, file, line: (
                 f"{name} is a routine found in no module of the task: its {count} call(s) (the first at "
@@ -1471,7 +1470,7 @@ class _Flow(calls.Texts):
                 raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
                                  f"{self._routine_name(found)} of {len(required)} parameter(s) "
                                  f"({', '.join(str(n[1]) for n in required)})", path=self.path,
-                                 row=_location(found)[0], column=_location(found)[1])
+                                 row=line_col(found)[0], column=line_col(found)[1])
             if key != "main" or _body(found).children:
                 return [found]
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
@@ -1481,7 +1480,7 @@ class _Flow(calls.Texts):
             self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
                                       "that no routine calls are run in file order, as one cycle ("
                                       f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
-                                      "runs one of them alone", *_location(found), self.file))
+                                      "runs one of them alone", *line_col(found), self.file))
         return routines if routines or not own else [found]
 
     @staticmethod
@@ -1499,8 +1498,8 @@ class _Flow(calls.Texts):
             if n_moves:
                 self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) are not followed (their texts stay as written; data they share "
-                                          "with the routines run may be rewritten)", *_location(routine), self.file))
-                unrun.append((name, n_moves, *_location(routine)))
+                                          "with the routines run may be rewritten)", *line_col(routine), self.file))
+                unrun.append((name, n_moves, *line_col(routine)))
         return tuple(unrun)
 
     def _task_uses(self) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:

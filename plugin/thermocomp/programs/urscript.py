@@ -25,11 +25,11 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import passes
-from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
+from thermocomp.programs.grammars import code_lines, lalr_parser, line_col, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, RobotProgram, TextLines, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
 from thermocomp.programs.urscript_motions import ARGS, MOTIONS, MOVES_PATTERN, NAME, PARAMETERS, Motions, Statements
-from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
+from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement, as inside brackets.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
