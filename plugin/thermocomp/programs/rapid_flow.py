@@ -72,8 +72,6 @@ _KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime", "callby
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
-#: The dimensions of an array parameter after its name (RAPID kernel, "Parameter declarations": ``{*}``, ``{*,*}``).
-_ARRAY_PARAM = re.compile(r"\s*\{\s*\*(?:\s*,\s*\*)*\s*\}")
 
 def _declared_key(decl: Tree) -> str:
     """The name (lower case) a ``data_decl`` or a ``param`` declares."""
@@ -142,7 +140,7 @@ class Summary:
         self.changed |= self.assigns - self.local
         required, optional = flow.signature(node) if routine else ([], {})
         written = self.assigns & by_reference(node) if routine else set()  # (an IN parameter: its own copy)
-        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in written),
+        self.written = (tuple(i for i, (_, name, _) in enumerate(required) if str(name).lower() in written),
                         frozenset(optional) & written)
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
@@ -1198,11 +1196,9 @@ class _Flow(calls.Texts):
             raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
         given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
-        text = self._files[self.routine_file(routine)][1]
-        for key, (type_token, param) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
-            rank = _ARRAY_PARAM.match(text, param.end_pos)  # (``robtarget a{*}``: an array of any size, its rank)
-            node = given.get(key)
-            dtype = self.base_type(str(type_token).lower()) + ("{" + "," * rank.group().count(",") + "}" if rank else "")
+        for key, (type_token, param, rank) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+            node = given.get(key)  # (``robtarget a{*}``: an array of any size, of ``rank`` dimensions)
+            dtype = self.base_type(str(type_token).lower()) + ("{" + "," * (rank - 1) + "}" if rank else "")
             scope[key] = _Data(dtype, None, None, str(param), param) if node is None else self._argument(
                 routine, dtype, param, node, local)
         self._scopes.append(scope)
@@ -1212,19 +1208,18 @@ class _Flow(calls.Texts):
             self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
 
-    def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
-        """A routine's required parameters in order and its optional ones by name, each its type and name tokens."""
+    def signature(self, routine: Tree) -> tuple[list[tuple], dict[str, tuple]]:
+        """A routine's required parameters in order and its optional ones by name, each its type and name tokens and
+        its rank (0: not an array of any size, ``num a{*}``)."""
         required, optional = [], {}
-        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in next((c.children for c in routine.children if getattr(c, "data", None) == "params"), []):
-            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
-            while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
-                before -= 1
-            if text[start] == "\\" or text[before - 1:before] in ("\\", "|"):
-                optional[str(names[1]).lower()] = names
+            type_token, name = (c for c in param.children if isinstance(c, Token) and c.type == "NAME")
+            dims = param.children[-1]  # (rapid.lark: an optional parameter's first child a node, open_dims its last)
+            found = (type_token, name, len(dims.children) if getattr(dims, "data", None) == "open_dims" else 0)
+            if isinstance(param.children[0], Tree):
+                optional[str(name).lower()] = found
             else:
-                required.append(names)
+                required.append(found)
         return required, optional
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
