@@ -20,7 +20,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, transform
 from thermocomp.programs.grammars import line_col
-from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
+from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, TextLines, Wait
 
 #: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
 #: plus :data:`STATEMENTS_PER_LINE` a line of code; past it the program is refused. A loop that moves nothing is
@@ -75,9 +75,10 @@ class Texts:
     :meth:`start_work` starts). Each walker's ``UNROLLED`` says in :meth:`work`'s refusal what the program is and
     what its statements run count."""
 
-    def start_work(self, code_lines: int) -> None:
-        """A walk started: statements run counted from none (:meth:`work`), bounded at :data:`MAX_STATEMENTS_RUN`
-        and :data:`STATEMENTS_PER_LINE` each of the program's ``code_lines``; nothing followed yet.
+    def start_work(self, text: str, path: str, code_lines: int) -> None:
+        """A walk of the program ``text`` of file ``path`` started (its ``lines``: :class:`.model.TextLines`):
+        statements run counted from none (:meth:`work`), bounded at :data:`MAX_STATEMENTS_RUN` and
+        :data:`STATEMENTS_PER_LINE` each of its ``code_lines`` (a task's: its other modules' too); nothing followed.
 
         ``steps``: the motions and waits followed; ``unsupported``, ``notes``: the findings. ``per_pass``: each text
         that differs from pass to pass -> its loop (:mod:`.passes`), ``pass_walks`` each walk of a loop (its texts
@@ -89,6 +90,7 @@ class Texts:
         ``_reads``, ``(text, argument)`` of a call site's target read through a function -> ``(A, B, how)``
         (:func:`read_at_call_site`); ``unresolved_notes``, the note of each construct not resolved -> its motions
         (:meth:`note_unresolved`)."""
+        self.text, self.path, self.lines = text, path, TextLines(text)
         self.statements_run, self.max_statements = 0, MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * code_lines
         self.steps: list[MotionRun | Wait] = []
         self.unsupported: list[Finding] = []

@@ -202,13 +202,10 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
-        self.text = text
-        self.path = path
+        self.start_work(text, path, sum(code_lines(t, "!") for t in (text, *(m.text for m in task.modules))))
         self.file = 0  # the file being followed: 0 the program, i the task's module i (:meth:`_Flow.in_file`)
         self.file_key = 0  # ``file << 40``: added to an offset, a key unique in the task (direct_refs)
-        self.lines = TextLines(text)  # lines and columns of offsets
         self._files = [(path, text, self.lines), *((m.path, m.text, TextLines(m.text)) for m in self.task.modules)]
-        self.start_work(sum(code_lines(t, "!") for _, t, _ in self._files))  # (the task's other modules run too)
         self.progress = progress
         # module_data, procs, funcs, traps: the data and routines the module being read sees (_Flow.enter_module)
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components

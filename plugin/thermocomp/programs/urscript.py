@@ -26,7 +26,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import passes
 from thermocomp.programs.grammars import code_lines, lalr_parser, line_col, parse_program
-from thermocomp.programs.model import MAX_MOTIONS, Finding, RobotProgram, TextLines, newline_of
+from thermocomp.programs.model import MAX_MOTIONS, Finding, RobotProgram, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
 from thermocomp.programs.urscript_motions import ARGS, MOTIONS, MOVES_PATTERN, NAME, PARAMETERS, Motions, Statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, parameters, root_name
@@ -201,10 +201,10 @@ class _Walker(Flow, Motions, Values):
     """Follows one script from its entry (:meth:`run`): the parts are mixed in from the reader's three modules."""
 
     def __init__(self, text: str, path: str, tree: Tree, max_motions: int = MAX_MOTIONS) -> None:
-        self.text, self.path, self.tree = text, path, tree
+        self.tree = tree
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
-        self.start_work(code_lines(text, "#"))
+        self.start_work(text, path, code_lines(text, "#"))
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring: list[Tree] = []  # loops whose passes are followed only to find their head (Flow.settle)
         self._calls_done: dict = {}  # calls by the state they ran from (Flow.call_function_of_file)
@@ -225,7 +225,6 @@ class _Walker(Flow, Motions, Values):
         self.visited: set[str] = set()
         self.loop_noted = False
         self.beside: set[int] = set()  # ids of the steps a thread runs, beside the program (passes.settle)
-        self.lines = TextLines(text)
         self.name_runs()
 
     def run(self, chosen: str = "main") -> RobotProgram:
