@@ -175,7 +175,8 @@ def test_motion_the_file_does_not_fix_is_refused_naming_its_line(tmp_path, text,
 
 def test_a_direction_nodes_target_is_refused_naming_it(tmp_path):
     """PolyScope's Direction node moves in a thread towards a point computed from ``get_target_waypoint()`` until a
-    condition the main program polls stops it: the move is refused naming the point and its line."""
+    condition the main program polls stops it (tool contact), never waiting for it to end (no ``join``): the move is
+    refused naming the point and its line (one the program waits for: test_programs_held33.py)."""
     prog = _read(tmp_path, "def cell():\n"
                            f"  movel({A_P}, a=1.2, v=0.25)\n"
                            "  def towards(direction, distance):\n"
@@ -194,8 +195,9 @@ def test_a_direction_nodes_target_is_refused_naming_it(tmp_path):
                            "  move_thread_flag_12 = 0\n"
                            "  move_thread_han_12 = run move_thread_12()\n"
                            "  while (True):\n"
-                           "    if (move_thread_flag_12 > 1):\n"
-                           "      join move_thread_han_12\n"
+                           "    if (tool_contact(direction=get_target_tcp_speed()) > 0):\n"
+                           "      kill move_thread_han_12\n"
+                           "      stopl(3.0)\n"
                            "      break\n"
                            "    end\n"
                            "    sync()\n"

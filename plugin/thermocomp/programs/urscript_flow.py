@@ -420,7 +420,8 @@ class Flow(calls.Texts):
 
     def start_thread(self, st: Tree, *_) -> None:
         """``run Thread_1()``: what the thread may assign is unknown from here; its body is followed once, where it is
-        first started, under a condition known only while running."""
+        first started, under a condition known only while running: a sequence of its own, unless the program waits
+        for it (:meth:`waited`), which then starts where the robot stands at ``run``."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
@@ -434,9 +435,25 @@ class Flow(calls.Texts):
         first = len(self.steps)
         with self.unresolved(self.threads[name], f"thread {name}", "it runs beside the program, at times known only "
                              "while running"), _on(self.frames, _Frame(self.unresolved_depth)):
-            self.run_sequence(self.body_of(self.threads[name]), {}, 1)
+            (self.run_body if self.waited(st) else self.run_sequence)(self.body_of(self.threads[name]), {}, 1)
         self.beside.update(map(id, self.steps[first:]))
         self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
+
+    def waited(self, run: Tree) -> bool:
+        """Whether the program waits for the thread that ``run`` starts before it moves again, as PolyScope writes a
+        Direction or an Until node: ``handle = run T()`` followed by a ``while`` that moves nothing and leaves on ``join
+        handle``; the thread starts at once (the manual, ``run``), where the robot stands."""
+        def found():
+            for block in self.tree.iter_subtrees():
+                statements = [c for c in block.children if isinstance(c, Tree)]
+                for st, then in zip(statements, statements[1:]):
+                    if st.data != "assign" or assignment(st)[1].data != "run_stmt" or then.data != "while_stmt":
+                        continue
+                    handle = str(assignment(st)[0].children[0])
+                    joined = any(str(j.children[0]) == handle for j in then.find_data("join_stmt"))
+                    if joined and not self.motion_calls(then):
+                        yield id(assignment(st)[1])
+        return id(run) in self._once("waited", lambda: set(found()))
 
     # ----- branches
     def run_if(self, st: Tree, local: dict, depth: int) -> _Left | None:

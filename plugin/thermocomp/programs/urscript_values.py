@@ -43,8 +43,9 @@ LOGIC = {"and_expr": all, "or_expr": any, "xor_expr": lambda v: sum(v) % 2 == 1,
 #: URScript's arithmetic, of numbers and (index by index) of arrays.
 ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": np.fmod}
 
-#: The functions whose value is the pose the robot stands at (urscript_flow.Flow.standing_pose).
-STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"))
+#: The functions whose value is the pose the robot stands at (urscript_flow.Flow.standing_pose); the manual's
+#: ``get_target_waypoint()`` "returns the target tcp pose, if no motion is active" (a PolyScope Direction node's).
+STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose", "get_target_waypoint"))
 
 #: The names URScript gives a value of its own.
 CONSTANTS = {"True": True, "False": False, "pi": float(np.pi)}
