@@ -90,6 +90,7 @@ _GATHERINGS = [
     ("held-out-29", 20, 11, ("rapid", 20), None, ()),
     ("held-out-30", 33, 7, ("urscript", 33), None, ()),
     ("held-out-31", 11, 5, None, None, ()),
+    ("held-out-32", 20, 8, ("rapid", 20), None, ()),
     ("held-out-33", 17, 8, ("urscript", 17), None, ()),
 ]
 

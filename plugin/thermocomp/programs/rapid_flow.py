@@ -609,8 +609,11 @@ class _Flow(calls.Texts):
         return self._goto_index[id(node), nested][1]
 
     def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """A label: a ``GOTO`` may arrive from anywhere, so what the routine assigns is changed from here on."""
+        """A label: a ``GOTO`` of its routine (RAPID: only its own, ERROR handler included) may arrive from anywhere
+        in it, so what the routine assigns is changed from here on; a label no ``GOTO`` names is only a name."""
         routine = self._routines_run[-1][0] if self._routines_run else statement
+        if str(statement.children[0]).lower() not in self._gotos(routine, True):
+            return
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
@@ -1080,7 +1083,7 @@ class _Flow(calls.Texts):
         for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
             # what it assigns, the module's data or the routine's own, is changed from the routine's start)
             self.mark_all(self.summary(handler).assigns, handler, handler, local)
-        self._routines_run.append((body, self._arguments(local)))
+        self._routines_run.append((routine, self._arguments(local)))  # (the routine: its handlers' GOTOs too)
         try:
             self.run_body(body, local)
         finally:
@@ -1343,7 +1346,6 @@ class _Flow(calls.Texts):
         if len(self._routines_run) > 33:  # (more than 32 calls being run: their bodies and the entry routine's)
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key] if key in self.procs else self.funcs[key]  # (a FUNC that moves: run_statement)
-        body = _body(routine)
         found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
@@ -1360,7 +1362,7 @@ class _Flow(calls.Texts):
                                        "moves nothing: passed over, what it changes is known only while running from "
                                        "here on (its time is not in the estimate)", *line_col(statement), self.file))
         arguments = None if scope is None else self._arguments(scope)
-        if arguments is not None and sum(b is body and a == arguments for b, a in self._routines_run) >= 2:
+        if arguments is not None and sum(r is routine and a == arguments for r, a in self._routines_run) >= 2:
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
                                    *line_col(statement), self.file))
             return
