@@ -14,10 +14,13 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
+from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, transform
-from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
+from thermocomp.programs.grammars import line_col
+from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, TextLines, Wait
 
 #: Most statements a reader runs in one program (loops and calls unrolled; a run of plain motions is one): this many
 #: plus :data:`STATEMENTS_PER_LINE` a line of code; past it the program is refused. A loop that moves nothing is
@@ -68,19 +71,44 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
 
 
 class Texts:
-    """Each point's final text, the end of both readers' walks (mixed into their walkers, which hold ``steps``,
-    ``direct_refs``, ``_passed``, ``_reads``, ``_in_call``, ``per_pass``, ``unsupported`` and ``notes``).
+    """Each point's final text, the end of both readers' walks (mixed into their walkers, whose walk
+    :meth:`start_work` starts). Each walker's ``UNROLLED`` says in :meth:`work`'s refusal what the program is and
+    what its statements run count."""
 
-    ``_in_call`` maps the id of each step run by a call with arguments to that call; ``_passed``, a call argument
-    naming data or a target written at the call site (its task-wide offset) to the called routine's span and the
-    parameter's key; ``_reads``, ``(text, argument)`` of a call site's target read through a function to
-    ``(A, B, how)`` (:func:`read_at_call_site`). Each walker's ``UNROLLED`` says in :meth:`work`'s refusal what the
-    program is and what its statements run count."""
+    def start_work(self, text: str, path: str, code_lines: int) -> None:
+        """A walk of the program ``text`` of file ``path`` started (its ``lines``: :class:`.model.TextLines`):
+        statements run counted from none (:meth:`work`), bounded at :data:`MAX_STATEMENTS_RUN` and
+        :data:`STATEMENTS_PER_LINE` each of its ``code_lines`` (a task's: its other modules' too); nothing followed.
 
-    def start_work(self, code_lines: int) -> None:
-        """Statements run counted from none (:meth:`work`), bounded at :data:`MAX_STATEMENTS_RUN` and
-        :data:`STATEMENTS_PER_LINE` each of the program's ``code_lines``."""
+        ``steps``: the motions and waits followed; ``unsupported``, ``notes``: the findings. ``per_pass``: each text
+        that differs from pass to pass -> its loop (:mod:`.passes`), ``pass_walks`` each walk of a loop (its texts
+        tabled, runs, whole: :func:`.passes.take`), ``motion_counters`` the id of a motion run under a condition not
+        resolved -> it, where its index is set (None: at each of its statements), the counters known there.
+        ``direct_refs``: the task-wide offsets of the names that are a followed motion's point. ``_in_call``: the id
+        of each step run by a call with arguments -> that call; ``_passed``, a call argument naming data or a target
+        written at the call site (its task-wide offset) -> the called routine's span and the parameter's key;
+        ``_reads``, ``(text, argument)`` of a call site's target read through a function -> ``(A, B, how)``
+        (:func:`read_at_call_site`); ``unresolved_notes``, the note of each construct not resolved -> its motions
+        (:meth:`note_unresolved`)."""
+        self.text, self.path, self.lines = text, path, TextLines(text)
         self.statements_run, self.max_statements = 0, MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * code_lines
+        self.steps: list[MotionRun | Wait] = []
+        self.unsupported: list[Finding] = []
+        self.notes: list[Finding] = []
+        self.per_pass: dict[tuple[int, int], object] = {}
+        self.pass_walks: list[tuple] = []
+        self.motion_counters: dict[int, tuple] = {}
+        self.direct_refs: set[int] = set()
+        self._in_call: dict[int, Call] = {}
+        self._passed: dict[int, tuple[Span, str]] = {}
+        self._reads: dict[tuple[int, int], tuple | None] = {}
+        self.unresolved_notes: dict = {}
+        self._summaries: dict = {}  # (what the walker finds once: its summaries)
+
+    def error(self, message: str, where: Tree | Token) -> InputError:
+        """The refusal of the program at ``where`` (a node or token of the file being read)."""
+        line, column = line_col(where)
+        return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def work(self, where, count: int = 1) -> None:
         """``count`` more statements run: past :attr:`max_statements` the program is refused naming ``where``."""

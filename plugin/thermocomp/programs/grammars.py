@@ -21,7 +21,20 @@ from lark.tree import Meta
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
-from thermocomp.programs.model import TextLines
+from thermocomp.programs.model import Span, TextLines
+
+
+def span_of(item: Tree | Token) -> Span:
+    """The :class:`.model.Span` of a tree (lark ``propagate_positions``) or a token."""
+    at = item if isinstance(item, Token) else item.meta
+    return Span(at.start_pos, at.end_pos, at.line, at.column)
+
+
+def line_col(item: Tree | Token) -> tuple[int, int]:
+    """The 1-based line and column where a tree or a token starts."""
+    at = item if isinstance(item, Token) else item.meta
+    return at.line, at.column
+
 
 #: The expression of a grammar's ``MOVES`` terminal (a run of plain motion statements) that never matches.
 NO_RUNS = "(?!)MOVES"

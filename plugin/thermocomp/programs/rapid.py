@@ -22,18 +22,15 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.files import read_program_bytes
-from thermocomp.programs import calls, rapid_scope
-from thermocomp.programs.grammars import lalr_parser, parse_program
+from thermocomp.programs import rapid_scope
+from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program, span_of
 from thermocomp.programs.model import (
     MAX_MOTIONS,
     Finding,
-    Motion,
     RobotProgram,
-    Span,
     TextLines,
-    Wait,
 )
-from thermocomp.programs.rapid_data import _Data, _Declarations, _FuncRun, _Mark, span_of
+from thermocomp.programs.rapid_data import _Data, _Declarations, _FuncRun, _Mark
 from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     MOTIONS,
@@ -205,11 +202,9 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._late_nowhere: dict[str, tuple[int, Tree]] = {}  # a routine found nowhere a late call ran: first call
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
-        self.text = text
-        self.path = path
+        self.start_work(text, path, sum(code_lines(t, "!") for t in (text, *(m.text for m in task.modules))))
         self.file = 0  # the file being followed: 0 the program, i the task's module i (:meth:`_Flow.in_file`)
         self.file_key = 0  # ``file << 40``: added to an offset, a key unique in the task (direct_refs)
-        self.lines = TextLines(text)  # lines and columns of offsets
         self._files = [(path, text, self.lines), *((m.path, m.text, TextLines(m.text)) for m in self.task.modules)]
         self.progress = progress
         # module_data, procs, funcs, traps: the data and routines the module being read sees (_Flow.enter_module)
@@ -220,39 +215,28 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.outside: set[str] = set()  # data last given a value read from a PERS the cycle did not set (decides no IF)
         self.storages: dict[str, set[str]] = {}  # each name declared: its storages ("const", "var", "pers")
         self.routines: list[Tree] = []  # the program's routines (file 0), in written order
-        self.steps: list[Motion | Wait] = []
         self.stand_from = 0  # the first step a motion where the robot stands may be (_Motions.standing_value)
         self.path_cut: str | None = None  # a TRAP connected that may cut a motion short (ClearPath): where it came
         self.stood: dict[int, tuple[_Data, Tree]] = {}  # id of a datum computed from where the robot stands: it, where
         self._stood_reads = 0  # reads of where the robot stands so far (and of data computed from it)
         self.stand_why: dict[int, tuple[Tree, str]] = {}  # id of an assignment of where it stands or of a FUNC whose
         # paths differ, not known: why
-        self.unsupported: list[Finding] = []
-        self.notes: list[Finding] = []
         self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)
         self._seen: set[Finding] = set()  # the findings and notes given once (:meth:`note_once`)
-        self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
         self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
         # the bodies of the routines being run, innermost last, and what their calls bound (:meth:`_Flow._arguments`)
         self._routines_run: list[tuple[Tree, tuple[str, ...] | None]] = []
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
-        self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.visited: dict[int, Tree] = {}  # the routines run (entry, calls, connected TRAPs), by id
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
-        self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
         self._cache: dict = {}
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
-        self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self.call_runs: dict[int, tuple] = {}  # id of such a call -> it, where its index is set, its FOR counters
-        self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
-        # its index is set (None: at each of its statements), the counters known there (:meth:`_Flow.index_site`)
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._by_reference: dict[int, frozenset[str]] = {}  # the same -> its INOUT, VAR and PERS parameters' keys
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
-        self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
-        self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, tuple[Token, MoveStatements]] = {}  # id of each MOVES token -> it, its statements
         self._run_count = 0  # motions of runs followed (for progress)
 

@@ -18,8 +18,8 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
-from thermocomp.errors import InputError
-from thermocomp.programs.model import MAX_MOTION_VALUE, Finding, Span
+from thermocomp.programs.grammars import line_col, span_of
+from thermocomp.programs.model import MAX_MOTION_VALUE, Finding
 from thermocomp.programs.rapid_functions import FUNCTIONS, INT_MAX, NUM_MAX, FunctionError, evaluate_function
 from thermocomp.programs.writer import NUMBER
 
@@ -223,16 +223,6 @@ class _Unknown(_Unsupported):
     timed) or a FOR loop's bounds (followed once, :meth:`_Flow.run_unresolved`)."""
 
 
-def span_of(item: Tree | Token) -> Span:
-    """The :class:`Span` of a tree (lark ``propagate_positions``) or a token."""
-    at = item if isinstance(item, Token) else item.meta
-    return Span(at.start_pos, at.end_pos, at.line, at.column)
-
-
-def _location(item: Tree | Token) -> tuple[int, int]:
-    return span_of(item)[2:]  # type: ignore[return-value]
-
-
 def _construct(node: Tree) -> str:
     """The conditional construct ``node`` as RAPID writes it (a compact IF is an ``IF``)."""
     return "IF" if node.data == "compact_if" else node.data.split("_")[0].upper()
@@ -323,14 +313,10 @@ class _Declarations:
     #: Whether the outermost FUNC being evaluated is called from :attr:`running`'s statement (:meth:`evaluate_func`).
     _gives = False
 
-    # ----- errors and findings
-    def error(self, message: str, where: Tree | Token) -> InputError:
-        line, column = _location(where)
-        return InputError(f"{message} (column {column})", path=self.path, row=line)
-
+    # ----- findings
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
         """A refusal at ``where``, in its own file (a FUNC of another module evaluated from this one's expression)."""
-        note = Finding(message, *_location(where), self.node_file(where, self.file))
+        note = Finding(message, *line_col(where), self.node_file(where, self.file))
         datum, changed, _ = message.partition(" is changed at run time")
         if changed:  # (one refusal a place and datum: a loop's first pass under a construct names the construct,
             key = dataclasses.replace(note, message=datum)  # a later pass the assignment inside it; the first)
@@ -353,7 +339,7 @@ class _Declarations:
 
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
         """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) in another file of the task."""
-        line, col = _location(node)
+        line, col = line_col(node)
         file = self.node_file(node, 0)
         if file == self.file:
             return f"line {line}, column {col}" if column else f"line {line}"
@@ -541,7 +527,7 @@ class _Declarations:
             joined = mark.joined
             if joined is not None and joined[0] is mark.changed:
                 raise _Unknown(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
-                                   f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
+                                   f"value inside the {_construct(joined[1])} at line {line_col(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
             by = mark.changed  # (a call of a routine found nowhere, or CalcRobT: named, as what may change it)
@@ -564,7 +550,7 @@ class _Declarations:
                 inside = self.changed_inside(construct, key)
                 where = ("the counter of" if construct.data == "for_stmt" and str(construct.children[0]).lower() == key
                          else "inside" if inside is None else f"{self.written_at(inside)}, inside")
-                at = (f"{where} the {_construct(construct)} at line {_location(construct)[0]}, whose "
+                at = (f"{where} the {_construct(construct)} at line {line_col(construct)[0]}, whose "
                       f"{'passes are' if construct.data in ('while_stmt', 'for_stmt') else 'outcome is'} known only "
                       "while running")
             raise _Unknown(f"{token} is changed at run time ({at}{by}); its value at this motion is not known", token)
@@ -653,7 +639,7 @@ class _Declarations:
         left = None if root is None else self.marks.get(str(root).lower(), _NO_MARK).zero_left
         if left is not None:
             raise _Unsupported(f"{root} has no value on a path through the {_construct(left)} at "
-                               f"line {_location(left)[0]} (all its parts zero), and this reads a part of it: its "
+                               f"line {line_col(left)[0]} (all its parts zero), and this reads a part of it: its "
                                "value at this motion is not known", node)
         base, btype = self.evaluate_typed(node.children[0], local)
         holder, at, dtype = self._into(base, btype or "", node, local, "")
@@ -960,7 +946,7 @@ class _Declarations:
             timing_only = data is not None and data.type in ("speeddata", "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 self.carried.setdefault(key, (value, statement))
-                self.unsupported_at(f"{read[1]} is read here before line {_location(statement)[0]} "
+                self.unsupported_at(f"{read[1]} is read here before line {line_col(statement)[0]} "
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
 

@@ -20,7 +20,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.calls import MAX_QUIET_WORK
-from thermocomp.programs.grammars import code_lines, without_runs
+from thermocomp.programs.grammars import line_col, span_of, without_runs
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -44,7 +44,6 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _is_local,
     _known,
-    _location,
     _number,
     _PathsDiffer,
     _Running,
@@ -53,7 +52,6 @@ from thermocomp.programs.rapid_data import (
     _Unknown,
     _Unsupported,
     compared,
-    span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 from thermocomp.programs.rapid_scope import declared_name
@@ -76,8 +74,6 @@ _KNOWN = _MOVING | _PASSIVE | MODE_INSTRUCTIONS | frozenset(("waittime", "callby
 
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
-#: The dimensions of an array parameter after its name (RAPID kernel, "Parameter declarations": ``{*}``, ``{*,*}``).
-_ARRAY_PARAM = re.compile(r"\s*\{\s*\*(?:\s*,\s*\*)*\s*\}")
 
 def _declared_key(decl: Tree) -> str:
     """The name (lower case) a ``data_decl`` or a ``param`` declares."""
@@ -146,7 +142,7 @@ class Summary:
         self.changed |= self.assigns - self.local
         required, optional = flow.signature(node) if routine else ([], {})
         written = self.assigns & by_reference(node) if routine else set()  # (an IN parameter: its own copy)
-        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in written),
+        self.written = (tuple(i for i, (_, name, _) in enumerate(required) if str(name).lower() in written),
                         frozenset(optional) & written)
         del self._flow  # (needed only while scanning: kept, the walker's summaries would tie it in a reference cycle)
 
@@ -372,7 +368,6 @@ class _Flow(calls.Texts):
         self.module_of: dict[int, int] = {}  # id of each routine of the task -> its module
         self.task_routines: list[Tree] = []  # the task's routines, in the order read
         self.enter_module(0)  # (the program's first module: the files' modules are numbered from the program's on)
-        self.start_work(sum(code_lines(text, "!") for _, text, _ in self._files))  # (the task's other modules run too)
         self._cycle_scope: dict[str, _Data] = {}
         self._behind = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
@@ -386,8 +381,6 @@ class _Flow(calls.Texts):
         entry = self.entry_routines()
         self._cycle_body = _body(entry[-1]) if entry else None  # (its last statement may be the production loop)
         self.check_size(entry)
-        self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
-        self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
         self.loop_files: dict[int, int] = {}  # each such loop's id -> its file
         if not self.carried_in_loop:  # (no production loop: a cycle is a run of the entry routine)
             self.carry_into_cycle({})
@@ -399,7 +392,7 @@ class _Flow(calls.Texts):
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
         per_pass, per_call, heads, per_motion = passes.settle(  # (the others' refused)
-            self, set(self.conditional), _loop_name, lambda loop: (*_location(loop), self.loop_files[id(loop)]),
+            self, set(self.conditional), _loop_name, lambda loop: (*line_col(loop), self.loop_files[id(loop)]),
             lambda call: self._files[call[2]][1][call[1].start:call[1].end])
         if self.unsupported and not self.late_unknown and not any(isinstance(s, MotionRun) for s in self.steps) and not any(
                 self._motions_in(t, _AXES) for t in self.task_trees):
@@ -498,7 +491,7 @@ class _Flow(calls.Texts):
         if known is not None and not _is_local(item):  # (two of one module: refused by check_module)
             first = self._files[self.routine_file(known)]  # (its path, text and lines)
             raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first[0]} "
-                             f"(line {_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
+                             f"(line {line_col(known)[0]}) and here", path=self.path, row=line_col(item)[0])
         self.scopes.table(self.module, item.data, _is_local(item))[name.lower()] = item
 
     def local_elsewhere(self, routine: Tree) -> str:
@@ -537,7 +530,7 @@ class _Flow(calls.Texts):
             raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
                              "routines that move nothing, through its FOR loops and routine calls, every branch of an "
                              "IF or TEST counted: counted before any condition is decided): more than "
-                             f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
+                             f"--max-motions {limit:,}", path=self.path, row=line_col(entry[0])[0])
 
     @contextlib.contextmanager
     def not_reading(self) -> Iterator[None]:
@@ -599,8 +592,8 @@ class _Flow(calls.Texts):
                     s.data == "label" or s.data != "assign" and self.summary(s).assigns & reads for s in span):
                 return False
         self.note_once(Finding(f"label {body.children[at].children[0]}: the IF ... GOTO at line "
-                               f"{_location(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
-                               "holds: followed pass by pass", *_location(body.children[at]), self.file))
+                               f"{line_col(body.children[gotos[-1]])[0]} repeats what follows it while its condition "
+                               "holds: followed pass by pass", *line_col(body.children[at]), self.file))
         return True
 
     def _gotos(self, node: Tree, nested: bool) -> dict[str, list[int]]:
@@ -625,7 +618,7 @@ class _Flow(calls.Texts):
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
         self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
-                               "order, what it assigns known only while running after the label", *_location(statement),
+                               "order, what it assigns known only while running after the label", *line_col(statement),
                                self.file))
 
     def run_body(self, body: Tree, local: dict[str, _Data]) -> bool:
@@ -645,7 +638,7 @@ class _Flow(calls.Texts):
                     self.run_statement(statement, local)
                 if statement.data == "placeholder":
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
-                                           "after it in this routine never run", *_location(statement), self.file))
+                                           "after it in this routine never run", *line_col(statement), self.file))
                 return True  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
                 label = _goto_label(statement)
@@ -670,7 +663,7 @@ class _Flow(calls.Texts):
                     raise
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
-                                           "nothing a motion reads (its time is not estimated)", *_location(exc.where),
+                                           "nothing a motion reads (its time is not estimated)", *line_col(exc.where),
                                            self.file))
                 else:
                     self.unsupported_at(exc.message, exc.where)
@@ -750,7 +743,7 @@ class _Flow(calls.Texts):
                 self._cycle_body.children or [None])[-1] and getattr(condition, "data", None) == "name" \
                 and str(condition.children[0]).lower() == "true":
             self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
-                                      *_location(statement), self.file))
+                                      *line_col(statement), self.file))
             self.cycle_start = self.stand_from = len(self.steps)  # (the motions before it run once: passes.settle;
             # a cycle starts where the one before, or those motions, left the robot)
             self._first_read = {}  # (what ran before it ran once: not a cycle's)
@@ -808,7 +801,7 @@ class _Flow(calls.Texts):
         """A ``WHILE`` whose passes the file fixes (:meth:`counted_while`), followed pass by pass while its condition
         holds (at most ``--max-motions`` steps); its passes' motions taken as a FOR's (:meth:`take_passes`)."""
         self.note_once(Finding("WHILE: its condition is decided by the file at every pass: followed pass by pass",
-                               *_location(statement), self.file))
+                               *line_col(statement), self.file))
         first, limit = (len(self.steps), len(self.conditional)), self.task.options.max_motions
         work = self.statements_run + MAX_QUIET_WORK  # (a FUNC's: no step bounds it)
         while (holds := self._decided_value(statement.children[0], local)) is True:
@@ -867,7 +860,7 @@ class _Flow(calls.Texts):
                 given.setdefault(name, {}).setdefault(id(g[0]), g)
             named = {name: getattr(self.module_data.get(name), "name", name) for name in given}  # (as declared)
             said = "; ".join(f"{named[name]} is given a value at " + " and at ".join(
-                f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
+                f"line {line_col(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {line_col(c)[0]})"
                 for a, c in g.values()) for name, g in given.items())
             self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
                                 f"{', '.join(named.values())} on another path: {said}, conditions "
@@ -988,7 +981,7 @@ class _Flow(calls.Texts):
                 self.conf_on[mode] = self.conf_on[mode] or on
             rows = calls.motion_lines(self.steps[first:])
             self.conditional.extend(line for _, line in rows)
-            self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*_location(statement), self.file)))
+            self.note_once(self.note_unresolved(_CONSTRUCTS[statement.data], rows, (*line_col(statement), self.file)))
         finally:
             self._unresolved.pop()
 
@@ -1047,7 +1040,7 @@ class _Flow(calls.Texts):
         if self.quiet_loop(body, total, found.statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
-                                   "while running after it", *_location(statement), self.file))
+                                   "while running after it", *line_col(statement), self.file))
             return self.run_unresolved(statement, local)
         count = total * max(found.steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
@@ -1131,7 +1124,7 @@ class _Flow(calls.Texts):
         if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
             construct = next(under for _, under in run.values if under is not None)
             raise _PathsDiffer(f"function {run.name} returns another value on another path: the "
-                               f"{_CONSTRUCTS[construct.data]} at line {_location(construct)[0]} (reading "
+                               f"{_CONSTRUCTS[construct.data]} at line {line_col(construct)[0]} (reading "
                                f"{', '.join(sorted(set().union(*map(_names_read, _heads(construct))))) or 'no datum'}"
                                ") is decided only while running", node)
         return run.values[0][0]
@@ -1219,7 +1212,7 @@ class _Flow(calls.Texts):
             self.path_cut = self.path_cut or f"TRAP {name} connected at {self._at(statement, self.file)}"
         self.visited[id(trap)] = trap
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
-                                  "from here on", *_location(statement), self.file))
+                                  "from here on", *line_col(statement), self.file))
 
     def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
         """:class:`Summary` of ``node``, found once; a routine in ``calling`` is recursion."""
@@ -1232,7 +1225,7 @@ class _Flow(calls.Texts):
     def _at(self, node: Tree | Token | int, file: int) -> str:
         """``line 7`` of ``node`` (or the line ``node``) in the task's file ``file``; ``path, line 7`` in a module
         other than the one being read (the program is file 0)."""
-        line, path = node if isinstance(node, int) else _location(node)[0], self._files[file][0]
+        line, path = node if isinstance(node, int) else line_col(node)[0], self._files[file][0]
         return f"line {line}" if not file or path == self.path else f"{path}, line {line}"
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
@@ -1249,11 +1242,9 @@ class _Flow(calls.Texts):
             raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
         given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
-        text = self._files[self.routine_file(routine)][1]
-        for key, (type_token, param) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
-            rank = _ARRAY_PARAM.match(text, param.end_pos)  # (``robtarget a{*}``: an array of any size, its rank)
-            node = given.get(key)
-            dtype = self.base_type(str(type_token).lower()) + ("{" + "," * rank.group().count(",") + "}" if rank else "")
+        for key, (type_token, param, rank) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+            node = given.get(key)  # (``robtarget a{*}``: an array of any size, of ``rank`` dimensions)
+            dtype = self.base_type(str(type_token).lower()) + ("{" + "," * (rank - 1) + "}" if rank else "")
             scope[key] = _Data(dtype, None, None, str(param), param) if node is None else self._argument(
                 routine, dtype, param, node, local)
         self._scopes.append(scope)
@@ -1263,19 +1254,18 @@ class _Flow(calls.Texts):
             self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
 
-    def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
-        """A routine's required parameters in order and its optional ones by name, each its type and name tokens."""
+    def signature(self, routine: Tree) -> tuple[list[tuple], dict[str, tuple]]:
+        """A routine's required parameters in order and its optional ones by name, each its type and name tokens and
+        its rank (0: not an array of any size, ``num a{*}``)."""
         required, optional = [], {}
-        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in next((c.children for c in routine.children if getattr(c, "data", None) == "params"), []):
-            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
-            while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
-                before -= 1
-            if text[start] == "\\" or text[before - 1:before] in ("\\", "|"):
-                optional[str(names[1]).lower()] = names
+            type_token, name = (c for c in param.children if isinstance(c, Token) and c.type == "NAME")
+            dims = param.children[-1]  # (rapid.lark: an optional parameter's first child a node, open_dims its last)
+            found = (type_token, name, len(dims.children) if getattr(dims, "data", None) == "open_dims" else 0)
+            if isinstance(param.children[0], Tree):
+                optional[str(name).lower()] = found
             else:
-                required.append(names)
+                required.append(found)
         return required, optional
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
@@ -1361,7 +1351,7 @@ class _Flow(calls.Texts):
                 value = self.evaluate(positional[0], local)
             except _Unknown as unknown:  # (its seconds only time the cycle: no target reads them)
                 self.notes.append(Finding(f"WaitTime: {unknown.message}: the timing counts no wait",
-                                          *_location(statement), self.file))
+                                          *line_col(statement), self.file))
                 return
             seconds = self._as_number(value, positional[0])
             if seconds < 0:
@@ -1380,7 +1370,7 @@ class _Flow(calls.Texts):
             self.record_change(statement, local)  # (WaitDI ... \\TimeFlag:=timeout)
             if key in SIGNAL_WAITS:
                 self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait",
-                                          *_location(statement), self.file))
+                                          *line_col(statement), self.file))
         elif key in self.funcs:
             func = self.funcs[key]
             raise self.error(f"{name} is a FUNC ({self._at(func, self.routine_file(func))}); a FUNC cannot be "
@@ -1413,11 +1403,11 @@ class _Flow(calls.Texts):
                 reason = re.sub(r"[;:] its value at this motion is not known$", "", unknown.message)
                 self.note_once(Finding(f"{name} is called with an argument not known before running ({reason}); it "
                                        "moves nothing: passed over, what it changes is known only while running from "
-                                       "here on (its time is not in the estimate)", *_location(statement), self.file))
+                                       "here on (its time is not in the estimate)", *line_col(statement), self.file))
         arguments = None if scope is None else self._arguments(scope)
         if arguments is not None and sum(r is routine and a == arguments for r, a in self._routines_run) >= 2:
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
-                                   *_location(statement), self.file))
+                                   *line_col(statement), self.file))
             return
         self.visited[id(routine)] = routine
         first, stood_reads = len(self.steps), self._stood_reads
@@ -1490,7 +1480,7 @@ class _Flow(calls.Texts):
         found += [late for key, late in self._late_nowhere.items() if key not in called]  # called nowhere else)
         spans = [(self.routine_file(r), r.meta.start_pos, r.meta.end_pos) for r in entry]
         return calls.note_found_nowhere(self.notes, [
-            (str(c.children[0]).lower(), f, *_location(c), str(c.children[0]),
+            (str(c.children[0]).lower(), f, *line_col(c), str(c.children[0]),
              any(f == file and a <= c.meta.start_pos < b for file, a, b in spans)) for f, c in found],
             lambda name, count, file, line: (
                 f"{name} is a routine found in no module of the task: its {count} call(s) (the first at "
@@ -1520,7 +1510,7 @@ class _Flow(calls.Texts):
                 raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
                                  f"{self._routine_name(found)} of {len(required)} parameter(s) "
                                  f"({', '.join(str(n[1]) for n in required)})", path=self.path,
-                                 row=_location(found)[0], column=_location(found)[1])
+                                 row=line_col(found)[0], column=line_col(found)[1])
             if key != "main" or _body(found).children:
                 return [found]
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
@@ -1530,7 +1520,7 @@ class _Flow(calls.Texts):
             self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
                                       "that no routine calls are run in file order, as one cycle ("
                                       f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
-                                      "runs one of them alone", *_location(found), self.file))
+                                      "runs one of them alone", *line_col(found), self.file))
         return routines if routines or not own else [found]
 
     @staticmethod
@@ -1548,8 +1538,8 @@ class _Flow(calls.Texts):
             if n_moves:
                 self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) are not followed (their texts stay as written; data they share "
-                                          "with the routines run may be rewritten)", *_location(routine), self.file))
-                unrun.append((name, n_moves, *_location(routine)))
+                                          "with the routines run may be rewritten)", *line_col(routine), self.file))
+                unrun.append((name, n_moves, *line_col(routine)))
         return tuple(unrun)
 
     def _task_uses(self) -> Callable[[Collection[tuple[int, int]]], dict[str, set[int]]]:

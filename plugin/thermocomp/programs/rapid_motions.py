@@ -20,10 +20,12 @@ from thermocomp.programs.grammars import (
     RunStatements,
     byte_spans,
     joined_bytes,
+    line_col,
     parse_at,
     parse_numbers,
     placed_node,
     skipped,
+    span_of,
     without_runs,
 )
 from thermocomp.programs.model import (
@@ -46,11 +48,9 @@ from thermocomp.programs.rapid_data import (
     NUM_MAX,
     PREDEFINED,
     _Data,
-    _location,
     _NotStanding,
     _T_from_pose,
     _Unsupported,
-    span_of,
 )
 from thermocomp.programs.rapid_functions import evaluate_function
 from thermocomp.programs.writer import NUMBER, extax_text
@@ -375,7 +375,7 @@ class _Motions:
             if not fallback:
                 raise
             speed = UNKNOWN_SPEED
-            line, column = _location(speed_node)
+            line, column = line_col(speed_node)
             self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
                                       column, self.file))
         # a speeddata of numbers, no \V or \T: its speeds found once per value and VelSet (the motions repeat them)
@@ -398,7 +398,7 @@ class _Motions:
                 if not fallback:
                     raise
                 self.notes.append(Finding(f"{exc.message}: {name_token} \\{key.upper()} is taken as {instead} for "
-                                          "the timing", *_location(optional[key]), self.file))
+                                          "the timing", *line_col(optional[key]), self.file))
                 return None
 
         v_given = given("v", "absent (the speeddata's TCP speed)")
@@ -612,7 +612,7 @@ class _Motions:
         name, key = str(node.children[0]), str(node.children[0]).lower()
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         asked = {k for k in optional if k not in (("tool", "wobj") if key == "crobt" else ())}
-        line = _location(node)[0]
+        line = line_col(node)[0]
         if positional or asked:
             other = "\\" + str(next(a.children[0] for a in node.children[1].children if isinstance(a, Tree)
                                       and str(a.children[0]).lower() in asked)) if asked else "an argument"
@@ -647,7 +647,7 @@ class _Motions:
         self._stood_reads += 1
         self.note_once(Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (a stop "
                                "point): the motion reading it is compensated from that target and written with its "
-                               "absolute corrected target in place of the relative expression", *_location(node),
+                               "absolute corrected target in place of the relative expression", *line_col(node),
                                self.file))
         extax = [float(x) for x in NUMBER.findall(point.extax)]
         extax = extax if len(extax) == 6 else [9e9] * 6

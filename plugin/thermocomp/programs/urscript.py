@@ -24,12 +24,12 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls, passes
-from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
-from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
+from thermocomp.programs import passes
+from thermocomp.programs.grammars import code_lines, lalr_parser, line_col, parse_program
+from thermocomp.programs.model import MAX_MOTIONS, Finding, RobotProgram, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
 from thermocomp.programs.urscript_motions import ARGS, MOTIONS, MOVES_PATTERN, NAME, PARAMETERS, Motions, Statements
-from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
+from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement, as inside brackets.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
@@ -201,11 +201,10 @@ class _Walker(Flow, Motions, Values):
     """Follows one script from its entry (:meth:`run`): the parts are mixed in from the reader's three modules."""
 
     def __init__(self, text: str, path: str, tree: Tree, max_motions: int = MAX_MOTIONS) -> None:
-        self.text, self.path, self.tree = text, path, tree
+        self.tree = tree
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
-        self.start_work(code_lines(text, "#"))
-        self._summaries: dict = {}  # what is found once (Flow._once)
+        self.start_work(text, path, code_lines(text, "#"))
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring: list[Tree] = []  # loops whose passes are followed only to find their head (Flow.settle)
         self._calls_done: dict = {}  # calls by the state they ran from (Flow.call_function_of_file)
@@ -217,28 +216,15 @@ class _Walker(Flow, Motions, Values):
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
         self.globals: dict = {}
-        self.steps: list[MotionRun | Wait] = []
-        self.unsupported: list[Finding] = []
-        self.notes: list[Finding] = []
         self.tool: np.ndarray | None = np.eye(4)
         self.tool_why = ""
         self.unresolved_depth = 0  # depth of branches and loops whose course is known only while running
         self.conditional_lines: list[int] = []  # the motions followed inside them (RobotProgram.extra)
-        self.per_pass: dict[tuple[int, int], Tree] = {}  # texts that differ from pass to pass: their loop (passes.py)
-        self.motion_counters: dict[int, tuple] = {}  # id of a motion run under a condition not resolved -> it, where
-        # its index is set (None: at each of its statements), the counters known there (Motions.run_motion)
-        self.pass_walks: list[tuple] = []  # each walk of a loop: its texts tabled, runs, whole (passes.take)
         self.sequence_starts: list[int] = [0]  # the first step of each sequence being followed (Flow.standing_pose)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False
-        self.direct_refs: set[int] = set()
-        self._in_call: dict[int, calls.Call] = {}  # (calls.Texts)
-        self.unresolved_notes: dict = {}  # the note of each construct not resolved -> its motions (calls.Texts)
         self.beside: set[int] = set()  # ids of the steps a thread runs, beside the program (passes.settle)
-        self._passed: dict[int, tuple[Span, str]] = {}
-        self._reads: dict[tuple[int, int], tuple] = {}
-        self.lines = TextLines(text)
         self.name_runs()
 
     def run(self, chosen: str = "main") -> RobotProgram:

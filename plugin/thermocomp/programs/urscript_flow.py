@@ -22,9 +22,8 @@ from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
 from thermocomp.programs.calls import MAX_QUIET_WORK
-from thermocomp.programs.grammars import parse_at, without_runs
+from thermocomp.programs.grammars import line_col, parse_at, span_of, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
-from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
 from thermocomp.programs.urscript_values import (
     BUILTINS,
@@ -34,7 +33,6 @@ from thermocomp.programs.urscript_values import (
     State,
     Unsupported,
     assignment,
-    line_col,
     root_name,
     same_state,
     split_arguments,

@@ -20,9 +20,11 @@ from thermocomp.programs.grammars import (
     NAME_BYTES,
     SPACE,
     RunStatements,
+    line_col,
     nodes_at,
     parse_numbers,
     skipped,
+    span_of,
     without_runs,
 )
 from thermocomp.programs.model import (
@@ -35,13 +37,11 @@ from thermocomp.programs.model import (
     MotionRun,
     Point,
 )
-from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import (
     MAX_POSE_VALUE,
     Pose,
     Record,
     Unsupported,
-    line_col,
     split_arguments,
 )
 

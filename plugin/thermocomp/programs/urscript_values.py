@@ -15,7 +15,6 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
-from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import (
     euler_zyx_from_matrix,
     invert_transform,
@@ -26,7 +25,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
     transform,
 )
-from thermocomp.programs.rapid import span_of
+from thermocomp.programs.grammars import line_col, span_of
 
 #: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken.
 MAX_POSE_VALUE = 1e6
@@ -184,11 +183,6 @@ def _elements(value, i: int, where) -> list | tuple:
     return seq
 
 
-def line_col(item) -> tuple[int, int]:
-    s = span_of(item)
-    return s.line, s.column
-
-
 def assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, str | None]:
     """An assignment's target, its value and its keyword: ``GLOBAL``, ``LOCAL`` (the running function's variable,
     whatever the globals) or None."""
@@ -295,10 +289,6 @@ class Values:
     functions: dict
     _deciding = 0  # conditions being evaluated (Values.condition)
     _stood = (0, 0)  # reads of the pose the robot stands at so far, the line of the motion the last one stood after
-
-    def error(self, message: str, where) -> InputError:
-        line, column = line_col(where)
-        return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     # ----- states of paths
     def snapshot(self, local: dict) -> State:
