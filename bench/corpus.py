@@ -65,6 +65,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -268,17 +269,17 @@ def first_lines(stderr: str, count: int = 2) -> str:
     return " | ".join(ln[:300] for ln in lines[start:start + count])
 
 
-def run_one(entry: Entry, timeout_s: float, keep: Path | None = None) -> Result:
+def run_one(entry: Entry, timeout_s: float, keep: Path | None = None, kept_as: str = "") -> Result:
     """Compensate one program in a fresh process and class what happened.
 
     With ``keep``, the run's outputs and its messages (``stdout.txt``, ``stderr.txt``, the output
-    folder's path written ``<out>``, the repository's ``<repo>``) stay in ``keep/<program file name>/``, so that two versions
-    of the reader can be compared file by file (``diff -r``).
+    folder's path written ``<out>``, the repository's ``<repo>``) stay in ``keep/<kept_as>/`` (default: the program's
+    file name), so that two versions of the reader can be compared file by file (``diff -r``).
     """
     with tempfile.TemporaryDirectory(prefix="corpus_") as tmp:
         out_dir = Path(tmp)
         if keep is not None:
-            out_dir = keep / entry.program.name
+            out_dir = keep / (kept_as or entry.program.name)
             out_dir.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
         stdout = ""
@@ -301,9 +302,12 @@ def run_one(entry: Entry, timeout_s: float, keep: Path | None = None) -> Result:
 
 
 def run_all(entries: list[Entry], timeout_s: float, jobs: int = 1, keep: Path | None = None) -> list[Result]:
-    """Compensate every program, ``jobs`` at once (each in its own process), in the entries' order."""
+    """Compensate every program, ``jobs`` at once (each in its own process), in the entries' order. A file that
+    several rows run (each from its own entry routine) is kept as ``<file name>@<entry>``, each row apart."""
+    names = Counter(e.program.name for e in entries)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda e: run_one(e, timeout_s, keep), entries))
+        return list(pool.map(lambda e: run_one(e, timeout_s, keep, f"{e.program.name}@{e.entry}"
+                                               if names[e.program.name] > 1 else ""), entries))
 
 
 def table(results: list[Result]) -> str:
@@ -334,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", type=Path,
                         help="a folder of robot descriptions, DIR/<name>/robot.toml, for the robot column's names")
     parser.add_argument("--keep", type=Path,
-                        help="keep each program's outputs and messages in KEEP/<program file name>/ (to diff two versions)")
+                        help="keep each program's outputs and messages in KEEP/<program file name>/ (to diff two versions;"
+                             " a file several rows run: KEEP/<file name>@<entry>/)")
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.jobs < 1:
         parser.error(f"expected --timeout > 0 and --jobs >= 1, got {args.timeout} and {args.jobs}")

@@ -215,6 +215,26 @@ def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
 
 
 
+def test_rows_of_one_file_are_kept_apart(tmp_path) -> None:
+    """Two rows that run one file from two entry routines keep their outputs in two folders, ``FILE@ENTRY``: each
+    its own routine's target written (one folder for both would mix the runs' files)."""
+    program = tmp_path / "cell.mod"
+    program.write_text("MODULE cell\n"
+                       "  CONST robtarget pA := [[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                       "  CONST robtarget pB := [[450,100,450],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                       "  PROC toA()\n    MoveL pA, v100, fine, tool0;\n  ENDPROC\n"
+                       "  PROC toB()\n    MoveL pB, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    entries = [corpus.Entry(program, "takes", "irb140", (), name, "o/r", "note") for name in ("toA", "toB")]
+    keep = tmp_path / "keep"
+    results = corpus.run_all(entries, timeout_s=60.0, jobs=2, keep=keep)
+    assert [r.outcome for r in results] == ["compensated", "compensated"]
+    assert sorted(p.name for p in keep.iterdir()) == ["cell.mod@toA", "cell.mod@toB"]
+    for name, changed, kept in (("toA", "pA", "pB"), ("toB", "pB", "pA")):
+        written = (keep / f"cell.mod@{name}" / "cell.mod").read_text()
+        line = {ln.split(":=")[0].split()[-1]: ln for ln in written.splitlines() if "robtarget" in ln}
+        assert line[kept] in program.read_text() and line[changed] not in program.read_text()
+
+
 def _gather(tmp_path: Path, fields: list[str], rows: list[dict]) -> list[str]:
     """bench/corpus_gather.py's ``gather`` of ``rows`` from ``tmp_path/clones`` into ``tmp_path/out``: what it left out."""
     spec = importlib.util.spec_from_file_location("bench_corpus_gather", REPO / "bench" / "corpus_gather.py")
