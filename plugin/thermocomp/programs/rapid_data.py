@@ -1023,12 +1023,11 @@ class _Declarations:
 
     def changed_inside(self, construct: Tree, key: str) -> Tree | None:
         """The first assignment or call inside ``construct`` that changes the datum ``key`` (None: none found)."""
-        found = self._cache.get(("inside", id(construct), key), construct)  # (construct: not looked for yet)
-        if found is construct:
-            found = next((node for node in construct.iter_subtrees_topdown() if node.data in _CHANGING
-                          and any(str(t).lower() == key for t in self.changed_tokens(node))), None)
-            self._cache[("inside", id(construct), key)] = found
-        return found
+        at = ("inside", id(construct), key)  # (found once: each motion reading the datum is refused naming it)
+        if at not in self._cache:
+            self._cache[at] = next((node for node in construct.iter_subtrees_topdown() if node.data in _CHANGING
+                                    and any(str(t).lower() == key for t in self.changed_tokens(node))), None)
+        return self._cache[at]
 
     def changed_at(self, key: str) -> Tree | Token | None:
         """The statement from which the datum ``key`` is changed at run time; None where the path knows its value."""
