@@ -1,0 +1,53 @@
+"""Reader defects the last session left, each a class (issue 35), tested with small programs written from the manuals'
+syntax ("Technical reference manual - RAPID Instructions, Functions and Data types": ``PROC`` with parameters,
+``Offs``, ``MoveJ``; UR's "The URScript Programming Language").
+
+A target literal written at a call site and read by several motions of the routine (``input [[...]]`` with ``PROC
+input(robtarget position)`` running ``MoveJ Offs(position,0,0,100)`` then ``MoveJ position``, held-out-3's
+YS-RAPTOR): only targets may change, so the literal holds the target of the motion that reads it as it is; each
+other motion reading it misses by the rest, reported as a failed point (exit status 2; ``--allow-failures`` writes).
+Read back, the direct motions reach their programmed poses on the warm robot within the core's tolerance.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from helpers import run_program
+from test_programs_call_site import WARM, _close, _literals, _rapid
+from test_programs_rapid import small_table
+from test_programs_rapid_cell import _outside_targets, _reached
+
+from thermocomp import load_robot
+from thermocomp.app.jobs import CompensationFailed
+from thermocomp.programs import read_program
+
+INPUT = ("  PROC input(robtarget position)\n    MoveJ Offs(position,0,0,100), v1000, fine, tGrip;\n"
+         "    MoveJ position, v1000, fine, tGrip;\n    MoveJ Offs(position,0,0,100), v1000, z10, tGrip;\n  ENDPROC\n")
+
+
+def test_rapid_a_call_site_literal_holds_its_direct_motions_target_and_its_approach_fails_by_the_rest(tmp_path, rng):
+    lit, _ = _literals(rng, 2)
+    src, path, out = _rapid(tmp_path, f"    input {lit[0]};\n    input {lit[1]};\n", INPUT)
+    table = small_table(rng)
+    with pytest.raises(CompensationFailed) as err:
+        run_program("irb140", table, path, out, options=WARM)
+    assert not out.exists()
+    failed = err.value.report.failed
+    column = src.split("\n")[3].index("[") + 1
+    assert len(failed) == 4 and [int(f.split(":")[1]) for f in failed] == [8, 10, 8, 10]
+    pattern = (r"([\d.e-]+) mm and [\d.e-]+ deg from its corrected target: it reads the target written at line {}, "
+               r"column {} \(an argument of a call\) through Offs, which holds the value MoveJ at line 9 reads as its "
+               r"target \(only targets may change, and this motion reads the same text\)")
+    assert all(re.search(pattern.format(4 + k // 2, column), f) for k, f in enumerate(failed))
+    report = run_program("irb140", table, path, out, options=WARM, allow_failures=True)
+    assert report.n_changed_texts == 2 and _outside_targets(out) == _outside_targets(path)
+    assert [row.status for row in report.rows] == ["failed", "ok", "failed"] * 2
+    want = np.stack([pt.T_world_tcp for pt in read_program(path).points])
+    reached = _reached(load_robot("irb140"), table, out)
+    _close(reached[[1, 4]], want[[1, 4]])  # (the motions that read the literal as their target)
+    miss_mm = np.linalg.norm(reached[[0, 2, 3, 5], :3, 3] - want[[0, 2, 3, 5], :3, 3], axis=1) * 1e3
+    said = [float(re.search(pattern.format(r"\d+", r"\d+"), f).group(1)) for f in failed]
+    np.testing.assert_allclose(miss_mm, said, rtol=0.01)  # (what the report says each misses by)
