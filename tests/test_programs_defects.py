@@ -22,6 +22,7 @@ from test_programs_rapid_cell import _outside_targets, _reached
 
 from thermocomp import load_robot
 from thermocomp.app.jobs import CompensationFailed
+from thermocomp.errors import InputError
 from thermocomp.programs import read_program
 
 INPUT = ("  PROC input(robtarget position)\n    MoveJ Offs(position,0,0,100), v1000, fine, tGrip;\n"
@@ -51,3 +52,30 @@ def test_rapid_a_call_site_literal_holds_its_direct_motions_target_and_its_appro
     miss_mm = np.linalg.norm(reached[[0, 2, 3, 5], :3, 3] - want[[0, 2, 3, 5], :3, 3], axis=1) * 1e3
     said = [float(re.search(pattern.format(r"\d+", r"\d+"), f).group(1)) for f in failed]
     np.testing.assert_allclose(miss_mm, said, rtol=0.01)  # (what the report says each misses by)
+
+
+def test_urscript_a_bare_expression_is_a_statement_its_calls_run(tmp_path, rng):
+    """URScript evaluates an expression written as a statement and drops its value (Python's expression statement; the
+    manual's examples are Python's; held-out-24's PolyScope export writes ``else: ARC_T_Plus``): it changes nothing,
+    a call inside it runs. Text the controller rejects stays a syntax error at its line and column."""
+    from test_programs_urscript_calls import _reached as _ur_reached
+    from test_programs_urscript_calls import _script
+    from test_programs_urscript_calls import small_table as ur_table
+
+    main = ("  flag = True\n  flag\n  if not flag:\n    flag = False\n  else: flag\n    movel(a, a=1.2, v=0.25)\n  end\n"
+            "  a[2] + 0.1 * b[0]\n  a.x\n  (not go(b))\n  movel(c, a=1.2, v=0.25)\n")
+    src, T, q = _script(rng, main, "  def go(pose):\n    movel(pose, a=1.2, v=0.25)\n    return True\n  end\n")
+    path, out = tmp_path / "p.script", tmp_path / "o.script"
+    path.write_text(src)
+    assert len(read_program(path).points) == 3  # (a, b through go, c)
+    table = ur_table(rng)
+    report = run_program("ur5", table, path, out, options=WARM)
+    assert report.n_changed_texts == 3
+    reached = _ur_reached(table, out, np.stack([q[n] for n in "abc"]))
+    _close(reached, np.stack([T[n] for n in "abc"]))
+    line = src[:src.index("  movel(c,")].count("\n") + 1
+    for bad, column in (("  flag )\n", 8), ("  else: flag\n", 3), ("  go(b) = 1\n", 3)):
+        path.write_text(src.replace("  movel(c,", bad + "  movel(c,"))
+        with pytest.raises(InputError, match=rf"line {line}(, column {column})?: URScript syntax: "):
+            read_program(path)
+

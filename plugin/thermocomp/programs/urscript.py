@@ -171,13 +171,25 @@ MAX_FUNCTION_DEPTH = 32
 def _check_script(tree: Tree, path: str, statements: Callable[[Token], Statements]) -> None:
     """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``): a keyword argument
     given twice, before a positional one or for a parameter a positional one gives (``movel(p, 0.5, a=1)``); a
-    ``def`` of a name already defined in the same scope (the top level, or one function's body); and a function
-    nested more than :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not follow. ``statements``: a run's."""
+    ``def`` of a name already defined in the same scope (the top level, or one function's body); an assignment to what
+    is not a variable or its element (``a.x = 1``: the reader's grammar reads any postfix there); a name alone that
+    names no variable; and a function nested more than :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not
+    follow. ``statements``: a run's."""
     stack = [(tree, 0)]  # (lark's iter_subtrees_topdown, each node with the functions around it)
+    known: set[str | None] | None = None  # (the names assigned and the parameters: found at the first name alone)
     while stack:
         node, depth = stack.pop()
         if node.data in ("call", "method"):
             _check_arguments(node, path)
+        elif node.data == "assign" and root_name(assignment(node)[0]) is None:
+            raise InputError("URScript syntax: expected a variable or an element of one before '='", path=path,
+                             row=node.meta.line, column=node.meta.column)
+        elif node.data == "expr_stmt" and node.children[0].data == "name":  # (``pause``: no statement, no variable)
+            known = known if known is not None else {root_name(assignment(a)[0]) for a in tree.find_data("assign")} | {
+                str(p.children[0]) for p in tree.find_data("param")}
+            if str(node.children[0].children[0]) not in known:
+                raise InputError(f"URScript syntax: {node.children[0].children[0]} alone is no statement and names no "
+                                 "variable of the script", path=path, row=node.meta.line, column=node.meta.column)
         elif node.data == "moves":
             _check_run(node.children[0], statements(node.children[0]), path)
         elif node.data in _SCOPES:
