@@ -79,3 +79,21 @@ def test_urscript_a_bare_expression_is_a_statement_its_calls_run(tmp_path, rng):
         with pytest.raises(InputError, match=rf"line {line}(, column {column})?: URScript syntax: "):
             read_program(path)
 
+
+@pytest.mark.parametrize("goto", ["    IF debug GOTO again;\n", "    IF debug THEN\n      GOTO again;\n    ENDIF\n",
+                                  "    IF NOT debug THEN\n      nCount := 1;\n    ELSE\n      GOTO again;\n    ENDIF\n"])
+def test_rapid_a_goto_the_file_never_runs_leaves_its_label_s_data_known(tmp_path, rng, goto):
+    """RAPID's GOTO (Technical reference manual - RAPID Instructions: "GOTO is used to transfer program execution to
+    another line (a label) within the same routine") arrives at its label only if it runs: one inside an IF the file
+    decides false (a CONST) never does, so what the routine assigns stays known after the label. One that may run
+    (an input decides) still makes it known only while running."""
+    from test_programs_rapid_cell import _check_compensated, _module
+
+    main = "    VAR robtarget p;\n    p := a;\n    again:\n    MoveL p, v100, fine, tGrip;\n    p := b;\n" \
+           "    MoveL p, v100, fine, tGrip;\n" + goto
+    src, T = _module(load_robot("irb140"), rng, main, decl="  CONST bool debug := FALSE;\n")
+    _check_compensated(tmp_path, src, [T["a"], T["b"]], rng)
+    path = tmp_path / "input.mod"
+    path.write_text(src.replace("IF debug", "IF DInput(di1) = 1").replace("IF NOT debug", "IF DInput(di1) = 0"))
+    assert read_program(path).unsupported  # (p after the label: known only while running)
+

@@ -583,7 +583,7 @@ class _Flow(calls.Texts):
         name = str(body.children[at].children[0]).lower()
         routine = self._routines_run[-1][0] if self._routines_run else body
         gotos = [j for j in self._gotos(body, False).get(name, ()) if j > at]
-        if not gotos or len(gotos) != len(self._gotos(routine, True).get(name, ())):
+        if not gotos or len(gotos) != self._running_gotos(routine, name, local):
             return False
         for j in gotos:
             span, reads = body.children[at + 1:j], _names_read(body.children[j].children[0])
@@ -596,24 +596,41 @@ class _Flow(calls.Texts):
                                "holds: followed pass by pass", *line_col(body.children[at]), self.file))
         return True
 
-    def _gotos(self, node: Tree, nested: bool) -> dict[str, list[int]]:
+    def _gotos(self, node: Tree, nested: bool) -> dict:
         """Per label (lower case), where each ``IF ... GOTO`` to it stands in ``node.children`` (``nested``: each
-        ``GOTO`` to it anywhere in ``node``, in the order found), found once a node: each label scanned its body and
+        ``GOTO`` to it anywhere in ``node`` and the IFs around it), found once a node: each label scanned its body and
         its routine again, labels times statements (8,000 labels and GOTOs, 180 KB: 18 s of CPU)."""
         if (id(node), nested) not in self._goto_index:
-            found: dict[str, list[int]] = {}
-            for j, s in enumerate(node.find_data("goto_stmt") if nested else node.children):
-                label = str(s.children[0]).lower() if nested else _goto_label(s)
-                if label is not None:
+            found: dict[str, list] = {}
+            stack: list[tuple[Tree, tuple[Tree, ...]]] = [(node, ())]
+            for j, s in enumerate(node.children):
+                if not nested and (label := _goto_label(s)) is not None:
                     found.setdefault(label, []).append(j)
+            while nested and stack:
+                s, ifs = stack.pop()
+                if s.data == "goto_stmt":
+                    found.setdefault(str(s.children[0]).lower(), []).append((s, ifs))
+                ifs = (*ifs, s) if s.data in ("if_stmt", "compact_if") else ifs
+                stack.extend((c, ifs) for c in s.children if isinstance(c, Tree))
             self._goto_index[id(node), nested] = (node, found)  # (node kept: its id stays its)
         return self._goto_index[id(node), nested][1]
+
+    def _running_gotos(self, routine: Tree, name: str, local: dict[str, _Data]) -> int:
+        """How many ``GOTO name`` of ``routine`` may run: not those in a branch of an IF the file decides against
+        (:meth:`decided_branch`) from data the routine does not assign (its value there is its value here)."""
+        gotos = self._gotos(routine, True).get(name, ())
+        assigns, count = self.summary(routine).assigns if gotos else set(), 0
+        for goto, ifs in gotos:
+            branches = [self.decided_branch(s, local) for s in ifs if not assigns & set().union(
+                *(_names_read(c.children[0]) for c in (s, *s.find_data("elseif"))))]
+            count += all(any(t is goto for t in b.iter_subtrees()) for b in branches if b is not None)
+        return count
 
     def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
         """A label: a ``GOTO`` of its routine (RAPID: only its own, ERROR handler included) may arrive from anywhere
         in it, so what the routine assigns is changed from here on; a label no ``GOTO`` names is only a name."""
         routine = self._routines_run[-1][0] if self._routines_run else statement
-        if str(statement.children[0]).lower() not in self._gotos(routine, True):
+        if not self._running_gotos(routine, str(statement.children[0]).lower(), local):
             return
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
