@@ -97,3 +97,35 @@ def test_rapid_a_goto_the_file_never_runs_leaves_its_label_s_data_known(tmp_path
     path.write_text(src.replace("IF debug", "IF DInput(di1) = 1").replace("IF NOT debug", "IF DInput(di1) = 0"))
     assert read_program(path).unsupported  # (p after the label: known only while running)
 
+
+def test_rapid_a_func_calling_an_instruction_that_moves_nothing_is_evaluated(tmp_path, rng):
+    """A FUNC's body runs its statements as a PROC's (RAPID overview, "Functions"): a call of an instruction that moves
+    nothing (``TPWrite``, ``WaitTime``, ``SetDO``) gives its value no step and changes only the data it writes, so
+    the FUNC's value is still known; one that writes what the value reads makes it known only while running."""
+    from test_programs_rapid_cell import _check_compensated, _module
+
+    func = ("  FUNC robtarget above(robtarget t, num h)\n    VAR num z;\n    z := h;\n    TPWrite \"above\";\n"
+            "    WaitTime 0.1;\n    SetDO do1, 1;\n    RETURN Offs(t, 0, 0, z);\n  ENDFUNC\n")
+    main = "    MoveL above(a, 50), v100, fine, tGrip;\n    MoveL b, v100, fine, tGrip;\n"
+    src, T = _module(load_robot("irb140"), rng, main, func)
+    _check_compensated(tmp_path, src, [T["a"] + np.array([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0.05], [0] * 4]),
+                                       T["b"]], rng)
+    path = tmp_path / "reads.mod"
+    path.write_text(src.replace("SetDO do1, 1;", "TPReadNum z, \"height?\";"))  # (z written by the operator)
+    assert read_program(path).unsupported[0].message.startswith("z is changed at run time")
+
+
+def test_rapid_a_counted_goto_loop_in_a_func_has_the_bound_of_a_while(tmp_path, rng):
+    """A counted GOTO loop (``i := i + 1; IF i < n GOTO again;``) in a FUNC is followed pass by pass, bounded as a
+    WHILE in a FUNC is (20,000 statements, thermocomp.programs.calls.MAX_QUIET_WORK), not by the whole reading's."""
+    from test_programs_rapid_cell import _check_compensated, _module
+
+    func = ("  FUNC num lift(num n)\n    VAR num i := 0;\n    again:\n    i := i + 1;\n    IF i < n GOTO again;\n"
+            "    RETURN i;\n  ENDFUNC\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveL Offs(a, 0, 0, lift(5)), v100, fine, tGrip;\n", func)
+    _check_compensated(tmp_path, src, [T["a"] + np.array([[0, 0, 0, 0]] * 2 + [[0, 0, 0, 0.005], [0] * 4])], rng)
+    path = tmp_path / "long.mod"
+    path.write_text(src.replace("lift(5)", "lift(1000000)"))
+    message = read_program(path).unsupported[0].message
+    assert "IF ... GOTO again in function lift runs more than 20,000 statements: not followed" in message
+

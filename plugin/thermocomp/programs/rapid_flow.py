@@ -641,8 +641,8 @@ class _Flow(calls.Texts):
     def run_body(self, body: Tree, local: dict[str, _Data]) -> bool:
         """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a
         construct the file decides (``IF n = 0 RETURN;``): the rest of the routine does not run either."""
-        loops: dict[str, tuple[int, tuple[int, int], Tree]] = {}  # a counted GOTO loop's label: where its passes
-        # start, its first step and first conditional line (:meth:`take_passes`), the label
+        loops: dict[str, tuple[int, tuple[int, int], Tree, int]] = {}  # a counted GOTO loop's label: where its passes
+        # start, its first step and first conditional line (:meth:`take_passes`), the label, its bound in a FUNC
         k = 0
         while k < len(body.children):
             statement, k = body.children[k], k + 1
@@ -660,7 +660,8 @@ class _Flow(calls.Texts):
             try:
                 label = _goto_label(statement)
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
-                    loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement)
+                    loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement,
+                                                                 self.statements_run + MAX_QUIET_WORK)
                     self.stand_from = len(self.steps)  # (a pass's start: where the pass before or the motion before
                     # the label left the robot)
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
@@ -668,6 +669,9 @@ class _Flow(calls.Texts):
                     if branch is None:
                         raise _Unsupported(f"IF ... GOTO {label}: its condition is known only while running, and the "
                                            "statements after the label may run again with other values", statement)
+                    if branch.children and self._funcs_run and self.statements_run > loops[label][3]:  # (as a WHILE's)
+                        raise _Unsupported(f"IF ... GOTO {label} in function {self._funcs_run[-1].name} runs more "
+                                           f"than {MAX_QUIET_WORK:,} statements: not followed", statement)
                     if branch.children:
                         k, self.stand_from = loops[label][0], len(self.steps)
                     else:  # (the passes' motions taken, as a FOR's)
@@ -728,7 +732,8 @@ class _Flow(calls.Texts):
             if statement.data not in _FUNC_RUNS:
                 raise _Unsupported(f"function {self._funcs_run[-1].name} is not evaluated: it holds "
                                    f"{statement.data.replace('_stmt', '').upper()} (only declarations, assignments, IF, "
-                                   "TEST, FOR, WHILE and RETURN are followed in a function)", statement)
+                                   "TEST, FOR, WHILE, RETURN and instructions that move nothing are followed in a "
+                                   "function)", statement)
             return _FUNC_RUNS[statement.data](self, statement, local)
         run = _RUNS.get(statement.data)
         if run is None:
@@ -1134,8 +1139,12 @@ class _Flow(calls.Texts):
         :data:`_FUNC_RUNS`) until a ``RETURN`` (:meth:`returned`); :class:`_Unsupported` where the paths through the
         constructs decided only while running reach ``RETURN`` statements of different values, or none is reached."""
         run = self._funcs_run[-1]
-        with self.in_file(self.routine_file(func), func.meta.start_pos):  # (its module's names; its notes in its file)
-            self.run_body(_body(func), scope)
+        self._routines_run.append((func, None))  # (the routine its labels' GOTOs stand in: counted_loop, run_label)
+        try:
+            with self.in_file(self.routine_file(func), func.meta.start_pos):  # (its module's names; its notes in its file)
+                self.run_body(_body(func), scope)
+        finally:
+            self._routines_run.pop()
         if not run.values:  # (the evaluation of a function must end at a RETURN: RAPID overview, "Routine termination")
             raise _Unsupported(f"function {run.name} ends without RETURN", node)
         if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
@@ -1397,6 +1406,15 @@ class _Flow(calls.Texts):
         else:  # a routine found nowhere: assumed to move nothing; the data passed to it changed from here on
             self.record_change(statement, local)
             self._late_nowhere.setdefault(key, (self.file, statement))
+
+    def call_in_func(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """A call in a FUNC's body: an instruction that moves nothing (``TPWrite``, ``WaitTime``: no step in a value)
+        changes only the data it writes, as in a PROC (:meth:`run_call`); any other is not followed."""
+        key = str(statement.children[0]).lower()
+        if key in self.procs or key not in _PASSIVE | {"waittime"}:
+            raise _Unsupported(f"function {self._funcs_run[-1].name} is not evaluated: it calls {statement.children[0]} "
+                               "(only instructions that move nothing are followed in a function)", statement)
+        self.record_change(statement, local)
 
     def _run_proc(self, call: Tree, statement: Tree, local: dict[str, _Data]) -> None:
         """A ``call`` of the task's PROC in ``statement``, run in its own module's file; a recursion with the arguments
@@ -1666,4 +1684,5 @@ _RUNS = {
 #: assignment as a FUNC's (:meth:`.rapid_data._Declarations.assign_in_func`); any other refuses the FUNC.
 _FUNC_RUNS = {**{kind: _RUNS[kind] for kind in ("data_decl", "for_stmt", "if_stmt", "compact_if", "while_stmt",
                                                 "test_stmt")},
-              "assign": lambda flow, statement, local: flow.assign_in_func(statement, local)}
+              "assign": lambda flow, statement, local: flow.assign_in_func(statement, local),
+              "call": lambda flow, statement, local: flow.call_in_func(statement, local)}
