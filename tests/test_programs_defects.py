@@ -129,3 +129,27 @@ def test_rapid_a_counted_goto_loop_in_a_func_has_the_bound_of_a_while(tmp_path, 
     message = read_program(path).unsupported[0].message
     assert "IF ... GOTO again in function lift runs more than 20,000 statements: not followed" in message
 
+
+TOOL_X = "  PERS tooldata tGrip:=[TRUE,[[0,0,{z}],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"
+
+
+@pytest.mark.parametrize(("second", "split"), [(TOOL_X.format(z=120), False), (TOOL_X.format(z=120), True),
+                                               ("  PERS tooldata tGrip;\n", False)])
+def test_rapid_a_pers_declared_in_two_modules_of_its_value_is_one_persistent(tmp_path, second, split):
+    """A PERS declared in several modules of a task is one persistent (ABB, "Technical reference manual - RAPID
+    kernel", "Persistent declarations"; held-out-6's Module1.mod and Gripper.mod both declare ``PERS tooldata
+    tGripper``): the same initial value, or none in the second, is that one. Different values, or a target the writer
+    would change in one declaration only, are refused citing the rule."""
+    from test_programs_scope import _module, _proc, _read, _target
+
+    main = _module("M", TOOL_X.format(z=120), _target("x", 500), _proc("main", "MoveL x, v100, fine, tGrip;"))
+    prog = _read(tmp_path, main, _module("G", second, _proc("grip", "WaitTime 1;")), split=split)
+    assert prog.unsupported == ()
+    (point,) = prog.points
+    np.testing.assert_allclose(point.T_flange_tcp[:3, 3], [0, 0, 0.120])
+    for other, why in ((TOOL_X.format(z=130), "these give it other types or values"),
+                       (_target("x", 500, "PERS"), "thermocomp writes a target in one declaration only")):
+        with pytest.raises(InputError) as err:
+            _read(tmp_path, main.replace("CONST robtarget", "PERS robtarget"), _module("G", other), split=split)
+        assert "declared in two modules of the task" in err.value.message and why in err.value.message
+        assert 'one persistent (RAPID kernel, "Persistent declarations")' in err.value.message
