@@ -602,11 +602,11 @@ class _Flow(calls.Texts):
         its routine again, labels times statements (8,000 labels and GOTOs, 180 KB: 18 s of CPU)."""
         if (id(node), nested) not in self._goto_index:
             found: dict[str, list] = {}
-            stack: list[tuple[Tree, tuple[Tree, ...]]] = [(node, ())]
-            for j, s in enumerate(node.children):
-                if not nested and (label := _goto_label(s)) is not None:
+            for j, s in enumerate(() if nested else node.children):
+                if (label := _goto_label(s)) is not None:
                     found.setdefault(label, []).append(j)
-            while nested and stack:
+            stack: list[tuple[Tree, tuple[Tree, ...]]] = [(node, ())] if nested else []
+            while stack:
                 s, ifs = stack.pop()
                 if s.data == "goto_stmt":
                     found.setdefault(str(s.children[0]).lower(), []).append((s, ifs))
