@@ -73,8 +73,11 @@ def test_urscript_a_bare_expression_is_a_statement_its_calls_run(tmp_path, rng):
     assert report.n_changed_texts == 3
     reached = _ur_reached(table, out, np.stack([q[n] for n in "abc"]))
     _close(reached, np.stack([T[n] for n in "abc"]))
+    element = src.replace("  flag = True\n", "  p = [0, 0]\n  p[1] = 0.1\n  flag = True\n")  # (p[: a variable's)
+    path.write_text(element)
+    assert len(read_program(path).points) == 3
     line = src[:src.index("  movel(c,")].count("\n") + 1
-    for bad, column in (("  flag )\n", 8), ("  else: flag\n", 3), ("  go(b) = 1\n", 3)):
+    for bad, column in (("  flag )\n", 8), ("  else: flag\n", 3), ("  go(b) = 1\n", 3), ("  p[0.3, -0.2, 0.1]\n", 3)):
         path.write_text(src.replace("  movel(c,", bad + "  movel(c,"))
         with pytest.raises(InputError, match=rf"line {line}(, column {column})?: URScript syntax: "):
             read_program(path)

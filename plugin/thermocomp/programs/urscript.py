@@ -49,6 +49,12 @@ class _PostLex:
             if token.type == "_NL":
                 if depth > 0 or last == "_NL" or last in _CONTINUES:
                     continue
+            elif token.type == "POSE_OPEN" and last in ("_NL", "COLON"):  # (a statement starts: ``p[i] = v`` is the
+                # element of a variable p; lark's contextual lexer, now that an expression may start one, read a pose)
+                yield Token("NAME", "p", token.start_pos, token.line, token.column, token.line, token.column + 1,
+                            token.start_pos + 1)
+                token, depth = Token("LSQB", "[", token.start_pos + 1, token.line, token.column + 1, token.end_line,
+                                     token.end_column, token.end_pos), depth + 1
             elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
                 depth += 1
             elif token.type in ("RPAR", "RSQB"):
@@ -184,12 +190,12 @@ def _check_script(tree: Tree, path: str, statements: Callable[[Token], Statement
         elif node.data == "assign" and root_name(assignment(node)[0]) is None:
             raise InputError("URScript syntax: expected a variable or an element of one before '='", path=path,
                              row=node.meta.line, column=node.meta.column)
-        elif node.data == "expr_stmt" and node.children[0].data == "name":  # (``pause``: no statement, no variable)
+        elif node.data == "expr_stmt" and (name := root_name(node.children[0])) is not None:  # (``pause``, ``p[1, 2]``)
             known = known if known is not None else {root_name(assignment(a)[0]) for a in tree.find_data("assign")} | {
                 str(p.children[0]) for p in tree.find_data("param")}
-            if str(node.children[0].children[0]) not in known:
-                raise InputError(f"URScript syntax: {node.children[0].children[0]} alone is no statement and names no "
-                                 "variable of the script", path=path, row=node.meta.line, column=node.meta.column)
+            if name not in known:
+                raise InputError(f"URScript syntax: {name} is no statement and no variable of the script", path=path,
+                                 row=node.meta.line, column=node.meta.column)
         elif node.data == "moves":
             _check_run(node.children[0], statements(node.children[0]), path)
         elif node.data in _SCOPES:
