@@ -77,9 +77,11 @@ def test_urscript_a_bare_expression_is_a_statement_its_calls_run(tmp_path, rng):
     path.write_text(element)
     assert len(read_program(path).points) == 3
     line = src[:src.index("  movel(c,")].count("\n") + 1
-    for bad, column in (("  flag )\n", 8), ("  else: flag\n", 3), ("  go(b) = 1\n", 3), ("  p[0.3, -0.2, 0.1]\n", 3)):
+    for bad, column in (("  flag )\n", 8), ("  else: flag\n", 3), ("  go(b) = 1\n", 3), ("  p[0.3, -0.2, 0.1]\n", 3),
+                        ("  flag = flag != 0 flag\n", 20), ("  set robotmode run\n", 7)):
         path.write_text(src.replace("  movel(c,", bad + "  movel(c,"))
-        with pytest.raises(InputError, match=rf"line {line}(, column {column})?: URScript syntax: "):
+        with pytest.raises(InputError, match=rf"line {line}(, column {column}: URScript syntax: |: URScript syntax: .*"
+                                             rf"\(column {column}\))"):
             read_program(path)
 
 

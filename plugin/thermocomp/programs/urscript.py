@@ -59,7 +59,8 @@ class _PostLex:
                 depth += 1
             elif token.type in ("RPAR", "RSQB"):
                 depth = max(0, depth - 1)
-            elif token.type == "NAME" and token.value in _KEYWORDS:
+            elif token.type == "NAME" and (token.value in _KEYWORDS or last == "NAME"):  # (``set robotmode run``: two
+                # names side by side are no expression, though each alone may now be a statement)
                 raise UnexpectedToken(token, set())
             last = token.type
             yield token
@@ -174,13 +175,13 @@ def _check_run(token: Token, st: Statements, path: str) -> None:
 MAX_FUNCTION_DEPTH = 32
 
 
-def _check_script(tree: Tree, path: str, statements: Callable[[Token], Statements]) -> None:
-    """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``): a keyword argument
-    given twice, before a positional one or for a parameter a positional one gives (``movel(p, 0.5, a=1)``); a
-    ``def`` of a name already defined in the same scope (the top level, or one function's body); an assignment to what
-    is not a variable or its element (``a.x = 1``: the reader's grammar reads any postfix there); a name alone that
-    names no variable; and a function nested more than :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not
-    follow. ``statements``: a run's."""
+def _check_script(tree: Tree, text: str, path: str, statements: Callable[[Token], Statements]) -> None:
+    """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``, of ``text``): a keyword
+    argument given twice, before a positional one or for a parameter a positional one gives (``movel(p, 0.5, a=1)``);
+    a ``def`` of a name already defined in the same scope (the top level, or one function's body); an assignment to
+    what is not a variable or its element (``a.x = 1``: the reader's grammar reads any postfix there); an expression
+    alone after another statement on its line, or reading no variable; and a function nested more than
+    :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not follow. ``statements``: a run's."""
     stack = [(tree, 0)]  # (lark's iter_subtrees_topdown, each node with the functions around it)
     known: set[str | None] | None = None  # (the names assigned and the parameters: found at the first name alone)
     while stack:
@@ -190,10 +191,14 @@ def _check_script(tree: Tree, path: str, statements: Callable[[Token], Statement
         elif node.data == "assign" and root_name(assignment(node)[0]) is None:
             raise InputError("URScript syntax: expected a variable or an element of one before '='", path=path,
                              row=node.meta.line, column=node.meta.column)
-        elif node.data == "expr_stmt" and (name := root_name(node.children[0])) is not None:  # (``pause``, ``p[1, 2]``)
+        elif node.data == "expr_stmt":  # (``pause``, ``p[1, 2]``; ``x = a != 0 flag``, an operator missing)
+            before = text[text.rfind("\n", 0, node.meta.start_pos) + 1:node.meta.start_pos].strip()
+            if before and not before.endswith(":"):
+                raise InputError("URScript syntax: an expression alone starts its line (or follows ':'), not another "
+                                 "statement's end", path=path, row=node.meta.line, column=node.meta.column)
             known = known if known is not None else {root_name(assignment(a)[0]) for a in tree.find_data("assign")} | {
                 str(p.children[0]) for p in tree.find_data("param")}
-            if name not in known:
+            if (name := root_name(node.children[0])) is not None and name not in known:
                 raise InputError(f"URScript syntax: {name} is no statement and no variable of the script", path=path,
                                  row=node.meta.line, column=node.meta.column)
         elif node.data == "moves":
@@ -249,7 +254,7 @@ class _Walker(Flow, Motions, Values):
         """Follows the script from its entry (the module's docstring); ``chosen`` (``--entry``, other than ``main``):
         that top-level function, whatever the file calls."""
         top = self.tree.children
-        _check_script(self.tree, self.path, self.move_matches)  # (what the controller does not compile)
+        _check_script(self.tree, self.text, self.path, self.move_matches)  # (what the controller does not compile)
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
             if node.data in ("func_def", "thread_def"):
                 (self.functions if node.data == "func_def" else self.threads)[str(node.children[0])] = node
