@@ -191,7 +191,8 @@ def _check_script(tree: Tree, text: str, path: str, statements: Callable[[Token]
         elif node.data == "assign" and root_name(assignment(node)[0]) is None:
             raise InputError("URScript syntax: expected a variable or an element of one before '='", path=path,
                              row=node.meta.line, column=node.meta.column)
-        elif node.data == "expr_stmt":  # (``pause``, ``p[1, 2]``; ``x = a != 0 flag``, an operator missing)
+        elif node.data == "expr_stmt" and node.children[0].data != "method":  # (``pause``, ``p[1, 2]``; ``x = a != 0
+            # flag``, an operator missing; a method's call, ``conn.eip_monitor.show()``, is a call's statement)
             before = text[text.rfind("\n", 0, node.meta.start_pos) + 1:node.meta.start_pos].strip()
             if before and not before.endswith(":"):
                 raise InputError("URScript syntax: an expression alone starts its line (or follows ':'), not another "
