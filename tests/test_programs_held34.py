@@ -31,14 +31,14 @@ def _read(tmp_path, main: str):
 # Each: where a name is used, a reserved word: the compact IF's called routine, a call on its own, a datum in an
 # expression, an assignment's target, a function called, a motion's tool (in a run of plain motions, read in bulk).
 @pytest.mark.parametrize(("main", "line", "column", "word"), [
-    ("    IF k = 1 ENDFOR;\n    MoveL p10, v100, fine, tool0;\n", 5, 14, "ENDFOR"),
-    ("    MoveL p10, v100, fine, tool0;\n    Step;\n", 6, 5, "Step"),
-    ("    k := step + 1;\n    MoveL p10, v100, fine, tool0;\n", 5, 10, "step"),
-    ("    Xor := 2;\n    MoveL p10, v100, fine, tool0;\n", 5, 5, "Xor"),
-    ("    k := Mod(5, 2);\n    MoveL p10, v100, fine, tool0;\n", 5, 10, "Mod"),
-    ("    MoveL p10, v100, fine, tool0;\n    MoveL p10, v100, fine, Step;\n", 6, 28, "Step"),
-], ids=["a compact IF's call", "a call", "a datum in an expression", "an assignment's target", "a function",
-        "a motion's tool"])
+    pytest.param("    IF k = 1 ENDFOR;\n    MoveL p10, v100, fine, tool0;\n", 5, 14, "ENDFOR", id="a compact IF's call"),
+    pytest.param("    MoveL p10, v100, fine, tool0;\n    Step;\n", 6, 5, "Step", id="a call"),
+    pytest.param("    k := step + 1;\n    MoveL p10, v100, fine, tool0;\n", 5, 10, "step", id="a datum in an expression"),
+    pytest.param("    Xor := 2;\n    MoveL p10, v100, fine, tool0;\n", 5, 5, "Xor", id="an assignment's target"),
+    pytest.param("    k := Mod(5, 2);\n    MoveL p10, v100, fine, tool0;\n", 5, 10, "Mod", id="a function"),
+    pytest.param("    MoveL p10, v100, fine, tool0;\n    MoveL p10, v100, fine, Step;\n", 6, 28, "Step",
+                 id="a motion's tool"),
+])
 def test_a_reserved_word_where_a_name_is_used_is_refused(tmp_path, main, line, column, word):
     with pytest.raises(InputError) as caught:
         _read(tmp_path, main)
