@@ -141,10 +141,9 @@ TOOL_X = "  PERS tooldata tGrip:=[TRUE,[[0,0,{z}],[1,0,0,0]],[1,[0,0,50],[1,0,0,
 @pytest.mark.parametrize(("second", "split"), [(TOOL_X.format(z=120), False), (TOOL_X.format(z=120), True),
                                                ("  PERS tooldata tGrip;\n", False)])
 def test_rapid_a_pers_declared_in_two_modules_of_its_value_is_one_persistent(tmp_path, second, split):
-    """A PERS declared in several modules of a task is one persistent (ABB, "Technical reference manual - RAPID
-    kernel", "Persistent declarations"; held-out-6's Module1.mod and Gripper.mod both declare ``PERS tooldata
-    tGripper``): the same initial value, or none in the second, is that one. Different values, or a target the writer
-    would change in one declaration only, are refused citing the rule."""
+    """A PERS declared in several modules of a task is one persistent of the task (held-out-6's Module1.mod and
+    Gripper.mod both declare ``PERS tooldata tGripper``): the same initial value, or none in the second, is that one.
+    Different values, or a target the writer would change in one declaration only, are refused saying why."""
     from test_programs_scope import _module, _proc, _read, _target
 
     main = _module("M", TOOL_X.format(z=120), _target("x", 500), _proc("main", "MoveL x, v100, fine, tGrip;"))
@@ -157,4 +156,4 @@ def test_rapid_a_pers_declared_in_two_modules_of_its_value_is_one_persistent(tmp
         with pytest.raises(InputError) as err:
             _read(tmp_path, main.replace("CONST robtarget", "PERS robtarget"), _module("G", other), split=split)
         assert "declared in two modules of the task" in err.value.message and why in err.value.message
-        assert 'one persistent (RAPID kernel, "Persistent declarations")' in err.value.message
+        assert "a PERS declared in several modules is one persistent of the task" in err.value.message
