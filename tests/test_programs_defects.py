@@ -43,6 +43,7 @@ def test_rapid_a_call_site_literal_holds_its_direct_motions_target_and_its_appro
                r"column {} \(an argument of a call\) through Offs, which holds the value MoveJ at line 9 reads as its "
                r"target \(only targets may change, and this motion reads the same text\)")
     assert all(re.search(pattern.format(4 + k // 2, column), f) for k, f in enumerate(failed))
+    assert "left as" not in err.value.report.failure_text()  # (the literal is written: with the direct motion's value)
     report = run_program("irb140", table, path, out, options=WARM, allow_failures=True)
     assert report.n_changed_texts == 2 and _outside_targets(out) == _outside_targets(path)
     assert [row.status for row in report.rows] == ["failed", "ok", "failed"] * 2

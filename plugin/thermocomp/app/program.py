@@ -115,8 +115,8 @@ class ProgramReport(Report):
         lines += [f"  {f}" for f in self.failed[:20]]
         if len(self.failed) > 20:
             lines.append(f"  ... and {len(self.failed) - 20} more")
-        lines.append("Nothing was written. Rerun with --allow-failures to write the program with those targets "
-                     "left as they were.")
+        lines.append("Nothing was written. Rerun with --allow-failures to write the program with those points as "
+                     "each line says.")
         return "\n".join(lines)
 
     def text(self) -> str:
@@ -147,7 +147,7 @@ class ProgramReport(Report):
             lines.append("note: joint targets change the interpolation of linear and circular moves (MoveL/MoveC, "
                          "movel/movep/movec): the robot moves joint-interpolated between the targets")
         for title, items in (("unsupported (left as written)", self.unsupported), ("notes", self.notes),
-                             ("failed (left as written)", self.failed), ("feasibility", self.feasibility)):
+                             ("failed", self.failed), ("feasibility", self.feasibility)):
             if items:
                 lines.append(f"{title}:")
                 lines += [f"  {x}" for x in items[:50]]
@@ -427,7 +427,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     def where(i: int) -> str:
         return f"{prog.files[run.file[run.row_of_points()[i]]][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}"
 
-    rep.failed = [f"{where(i)}: {Status(int(solved.status[i])).label}" for i in failed]
+    rep.failed = [f"{where(i)}: {Status(int(solved.status[i])).label} (its target left as written)" for i in failed]
     if failed.size and not allow_failures:
         rep.out = None  # nothing is written: its text must not say "wrote"
         raise CompensationFailed(rep)
