@@ -82,8 +82,16 @@ def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], cou
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
     each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
     elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
-    in ``in_call``, ``beside`` and ``counted`` too, :func:`settle`): the table holds every run."""
+    in ``in_call``, ``beside`` and ``counted`` too, :func:`settle`): the table holds every run; so is a variable
+    assigned in the routine from its parameters that the motion names (URScript ``p_t = p[x, ...]`` then
+    ``movej(get_inverse_kin(p_t))``), tabled at that name as a loop's pass by pass (:func:`take`)."""
     frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
+    named = [(key, target, argument) for step in steps if id(step) in in_call and isinstance(step, MotionRun)
+             for (key, target), argument, away, inside in zip(step.targets(), step.argument_keys(), step.away(),
+                                                              _in_statement(step.with_text_at_argument(step.away())))
+             if away and inside]
+    differing = {key for key, _ in calls._differing(named)}
+    frozen |= {argument for key, _, argument in named if key in differing}
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
     for k, step in enumerate(steps if tabled else ()):
