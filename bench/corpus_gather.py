@@ -13,9 +13,9 @@ folder holding one as ``repo``). A module's file name is its path with ``/`` as 
 as the program's; some early rows changed spaces to ``_`` or gave a ``.txt`` module a ``.mod`` suffix, so a module
 is also looked for under those names, then by its base name beside the program. A row whose path is a file of
 another language (``.py``, ``.cs``, ``.md``, ...) holds a program cut out of it by hand (a string, a comment block, a
-code listing): it is not rebuilt. A path ``ARCHIVE!MEMBER`` names a file inside a zip archive of the repository (a
-RobotStudio Pack&Go ``.rspag``, a ``.zip``), read from the archive; a member of an archive inside it is
-``OUTER!INNER/MEMBER``. Rows not found or not rebuilt are printed, with why, and left out of the folder's
+code listing): it is not rebuilt. A path ``ARCHIVE!MEMBER`` names a file inside an archive of the repository (a
+RobotStudio Pack&Go ``.rspag``, a ``.zip``, a controller backup ``.tar``), read from the archive; a member of an
+archive inside it is ``OUTER!INNER/MEMBER``. Rows not found or not rebuilt are printed, with why, and left out of the folder's
 SOURCES.csv.
 """
 
@@ -26,6 +26,7 @@ import csv
 import io
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -65,19 +66,22 @@ def module_path(row: dict, module: str, files: list[str]) -> str | None:
 
 
 def _archive_members(data: bytes, prefix: str) -> dict[str, bytes]:
-    """Every file of the zip archive ``data`` by its name ``prefix + member`` (``/`` for ``\\``), with the files of
-    the archives inside it as ``prefix + inner + "/" + member``."""
+    """Every file of the zip or tar archive ``data`` by its name ``prefix + member`` (``/`` for ``\\``), with the
+    files of the archives inside it as ``prefix + inner + "/" + member``; ``{}`` when ``data`` is neither."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            files = [(info.filename, archive.read(info)) for info in archive.infolist() if not info.is_dir()]
     except zipfile.BadZipFile:
-        return {}
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+                files = [(info.name, tar.extractfile(info).read()) for info in tar.getmembers() if info.isfile()]
+        except tarfile.TarError:
+            return {}
     found = {}
-    for info in archive.infolist():
-        if info.is_dir():
-            continue
-        name, member = info.filename.replace("\\", "/"), archive.read(info)
+    for name, member in files:
+        name = name.replace("\\", "/").removeprefix("./")
         found[prefix + name] = member
-        if name.lower().endswith((".zip", ".rspag")):
+        if name.lower().endswith((".zip", ".rspag", ".tar")):
             found.update(_archive_members(member, prefix + name + "/"))
     return found
 

@@ -18,6 +18,7 @@ import io
 import os
 import subprocess
 import sys
+import tarfile
 import warnings
 import zipfile
 from pathlib import Path
@@ -335,3 +336,31 @@ def test_gather_reads_a_program_and_its_modules_inside_a_pack_and_go_archive(tmp
     assert (out / (prefix + "Module1.mod")).read_bytes() == b"MODULE Module1\nENDMODULE\n"
     assert (out / (prefix + "CalibData.mod")).read_bytes() == b"MODULE CalibData\nENDMODULE\n"
     assert (out / "owner__station__lab.zip__lab.rspag__RAPID__Main.mod").read_bytes() == b"MODULE Main\nENDMODULE\n"
+
+
+def test_gather_reads_a_program_and_its_modules_inside_a_controller_backup_tar(tmp_path) -> None:
+    """A row whose path is ``BACKUP.tar!MEMBER`` (a controller backup kept as a tar, held-out-32's ptiago/ABB) is read
+    from the tar at the row's commit, its modules from the same tar (member names with a leading ``./`` too)."""
+    repo = tmp_path / "clones" / "owner+cell"
+    repo.mkdir(parents=True)
+    members = {"./RAPID/TASK1/PROGMOD/Main.mod": b"MODULE Main\r\nENDMODULE\r\n",
+               "./RAPID/TASK1/PROGMOD/Aux.mod": b"MODULE Aux\nENDMODULE\n"}
+    with tarfile.open(repo / "backup.tar", "w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    fields = ["file", "language", "repository", "path", "commit", "licence", "class", "robot", "modules", "entry",
+              "note", "gathering"]
+    prefix = "owner__cell__backup.tar__RAPID__TASK1__PROGMOD__"
+    row = dict.fromkeys(fields, "") | {"file": prefix + "Main.mod", "language": "rapid", "repository": "owner/cell",
+                                       "path": "backup.tar!RAPID/TASK1/PROGMOD/Main.mod", "commit": commit,
+                                       "modules": prefix + "Aux.mod"}
+    assert _gather(tmp_path, fields, [row]) == []
+    out = tmp_path / "out" / "rapid"
+    assert (out / (prefix + "Main.mod")).read_bytes() == b"MODULE Main\r\nENDMODULE\r\n"
+    assert (out / (prefix + "Aux.mod")).read_bytes() == b"MODULE Aux\nENDMODULE\n"
