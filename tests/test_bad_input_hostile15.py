@@ -43,8 +43,8 @@ def test_a_for_loop_certain_to_pass_the_statement_bound_is_refused_at_its_for_be
 def test_a_for_loop_within_the_statement_bound_or_one_that_may_end_is_still_walked(tmp_path, monkeypatch):
     monkeypatch.setattr(calls, "MAX_STATEMENTS_RUN", 1000)
     decls = f"  CONST robtarget p1:={_RT};\n  VAR robtarget p2;\n  VAR num n:=0;"
-    within = read_program(_module(tmp_path, "    p2:=p1;\n    FOR i FROM 1 TO 450 DO\n      p2:=Offs(p2,1,0,0);\n      MoveL p2,v100,"
-                                            "z1,tool0;\n    ENDFOR", decls))
+    within = read_program(_module(tmp_path, "    p2:=p1;\n    FOR i FROM 1 TO 450 DO\n      p2:=Offs(p2,1,0,0);\n"
+                                            "      MoveL p2,v100,z1,tool0;\n    ENDFOR", decls))
     assert len(within.motion_steps) == 450 and within.extra["statements_run"] <= 1000 + 50 * 10
     # (a pass may end the routine: a RETURN in an IF; the loop is walked, its first pass ends it)
     ends = read_program(_module(tmp_path, "    p2:=p1;\n    FOR i FROM 1 TO 100000 DO\n      p2:=Offs(p2,1,0,0);\n      MoveL p2,"
