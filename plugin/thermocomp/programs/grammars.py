@@ -22,6 +22,7 @@ from lark.tree import Meta
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.model import Span, TextLines
+from thermocomp.programs.rapid_scope import USED_RESERVED
 
 
 def span_of(item: Tree | Token) -> Span:
@@ -488,6 +489,9 @@ def parse_program(parser: Lark, text: str, path: str, language: str, blocks: dic
         if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
             unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "
                         "any: a routine or declaration copied without its module")
+        reserved = [t for t in stack if getattr(t, "type", "") == "NAME" and str(t).lower() in USED_RESERVED]
+        if language == "RAPID" and not unclosed and reserved:  # (IF c FOR i FROM ...: FOR read as a called routine)
+            unclosed = f": {reserved[-1]} (line {reserved[-1].line}) is a reserved word, read here as a name"
         expected = set(getattr(exc, "expected", ()))  # (one sign the only one that may stand there: named)
         if not unclosed and len(expected) == 1 and next(iter(expected)) in _SIGNS:
             sign = _SIGNS[next(iter(expected))]

@@ -53,6 +53,7 @@ from thermocomp.programs.rapid_data import (
     _Unsupported,
 )
 from thermocomp.programs.rapid_functions import evaluate_function
+from thermocomp.programs.rapid_scope import USED_RESERVED
 from thermocomp.programs.writer import NUMBER, extax_text
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -101,8 +102,8 @@ _S = r"[ \t\r\n]*+"
 _UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _NUM = rf"[+-]?+{_UNUM}"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
-#: A name (not ``NOT``: an argument that starts with it is an expression, or text the controller rejects).
-_NAME = r"(?!(?i:NOT)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
+#: A name, not a reserved word (``NOT`` starts an expression; the general rules refuse the others: rapid_scope).
+_NAME = rf"(?!(?i:{'|'.join(sorted(USED_RESERVED))})(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
 #: ``Offs(name, dx, dy, dz)`` or ``RelTool(name, dx, dy, dz)`` of numbers written out: a named target moved along its
 #: work object's axes or its tool's [mm] (RelTool's turns, ``\\Rx``..., are read by the general rules).
 _THROUGH = rf"(?i:Offs|RelTool){_S}\({_S}{_NAME}{_S},{_S}{_NUM}{_S},{_S}{_NUM}{_S},{_S}{_NUM}{_S}\)"

@@ -1,8 +1,8 @@
 """What the RAPID controller refuses to load although it parses (a grammar cannot count names): a reserved word as a
-name, two objects of one name in one scope, a GOTO to no label of its routine or into a branch or loop it stands
-outside of (ABB, "Technical reference manual - RAPID kernel": "Reserved words", "Scope rules"; "RAPID Instructions":
-GOTO, "Limitations"). Each refusal names the file, line and column of the second object. And the names each module
-of a task sees (:class:`Scopes`, "Scope rules").
+name (declared or used), two objects of one name in one scope, a GOTO to no label of its routine or into a branch or
+loop it stands outside of (ABB, "Technical reference manual - RAPID kernel": "Reserved words", "Scope rules"; "RAPID
+Instructions": GOTO, "Limitations"). Each refusal names the file, line and column of the second object. And the names
+each module of a task sees (:class:`Scopes`, "Scope rules").
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ RESERVED = frozenset(w.lower() for w in (
     "OR", "PERS", "PROC", "RAISE", "READONLY", "RECORD", "RETRY", "RETURN", "STEP", "SYSMODULE", "TASK", "TEST",
     "THEN", "TO", "TRAP", "TRUE", "TRYNEXT", "UNDO", "VAR", "VIEWONLY", "WHILE", "WITH", "XOR",
 ))
+#: The reserved words refused where a name is used (TRUE and FALSE are values, which the grammar reads as names).
+USED_RESERVED = RESERVED - {"true", "false"}
 
 #: The nodes that hold statements (where a routine's data declarations, labels and GOTOs stand).
 _STATEMENT_LISTS = frozenset(("body", "handlers", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt",
@@ -130,6 +132,9 @@ def check_module_names(files: list[tuple[Tree, str]]) -> None:
 
 
 def _check_routine(routine: Tree, path: str) -> None:
+    for node in routine.iter_subtrees_topdown():  # (a name used is no reserved word either: IF c ENDFOR; calls ENDFOR)
+        if node.data in ("call", "func_call", "name") and str(node.children[0]).lower() in USED_RESERVED:
+            _key(node.children[0], path)
     params = next((c.children for c in routine.children if isinstance(c, Tree) and c.data == "params"), [])
     statements, spans = _statements(routine)
     _unique([*params, *(s for s, _ in statements if s.data == "data_decl")], "routine", path)
