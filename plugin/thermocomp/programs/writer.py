@@ -98,6 +98,8 @@ def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> pa.StringArray
 def extax_text(extax: Sequence[float]) -> str:
     """The text ``[eax_a,...,eax_f]`` of an ``extjoint``'s values [mm or deg] (:func:`single_columns`'s numbers), each
     9E9 (no axis) written as the controller writes it, ``9E+09``."""
+    if all(value == 9e9 for value in extax):  # (a robot without external axes: no text to find, 0.3 ms a motion)
+        return _NO_EXTAX
     texts = single_columns(np.asarray(extax, dtype=float).reshape(1, -1))
     return "[" + ",".join("9E+09" if value == 9e9 else text[0].as_py() for value, text in zip(extax, texts)) + "]"
 
