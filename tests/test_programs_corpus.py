@@ -93,6 +93,7 @@ _GATHERINGS = [
     ("held-out-31", 11, 5, None, None, ()),
     ("held-out-32", 20, 8, ("rapid", 20), None, ()),
     ("held-out-33", 17, 8, ("urscript", 17), None, ()),
+    ("held-out-35", 16, 11, ("urscript", 16), None, ()),
     ("held-out-34", 25, 13, ("rapid", 25), None, ()),
     ("held-out-36", 12, 5, None, None, ()),
 ]

@@ -205,10 +205,10 @@ def test_a_refusal_inside_another_modules_func_names_that_module(tmp_path, rng):
     followed: the refusal stands at that statement in its own file (it named the line of the other module as this
     one's, a line this file may not have)."""
     other = tmp_path / "other.mod"
-    other.write_text("MODULE other\n  FUNC num shift()\n    TPWrite \"x\";\n    RETURN 10;\n  ENDFUNC\nENDMODULE\n")
+    other.write_text("MODULE other\n  FUNC num shift()\n    ConfL \\Off;\n    RETURN 10;\n  ENDFUNC\nENDMODULE\n")
     src, _ = _module(load_robot("irb140"), rng, "    MoveL Offs(a, shift(), 0, 0), v100, fine, tGrip;\n")
     path = tmp_path / "cell.mod"
     path.write_text(src)
     prog = read_rapid(path, options=RapidOptions(modules=(str(other),)))
     assert [(f.file, f.line, f.column) for f in prog.unsupported] == [(1, 3, 5)]
-    assert prog.unsupported[0].message.startswith("function shift is not evaluated: it holds CALL")
+    assert prog.unsupported[0].message.startswith("function shift is not evaluated: it calls ConfL")

@@ -211,7 +211,7 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
         values = [None] * len(run.text)
         values[shared[0]], values[shared[1]] = "[first]", "[second]"
         got = share_texts(prog, pa.array(values, pa.string()), np.isin(np.arange(len(run.text)), pw),
-                          lambda at, p=p: (R[np.searchsorted(pw, at)], p[np.searchsorted(pw, at)])).to_pylist()
+                          lambda at, p=p: (R[np.searchsorted(pw, at)], p[np.searchsorted(pw, at)]))[0].to_pylist()
         values[shared[1]] = "[first]" if alike else "[second]"
         assert got == values
 

@@ -61,4 +61,6 @@ def test_a_statement_cut_at_its_line_end_names_the_end_of_line_not_the_newline_c
     path.write_text(f"def p():\n  {statement}\n\n  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
     with pytest.raises(InputError) as info:
         read_program(path)
-    assert f"line 2: URScript syntax: unexpected end of line (column {column})" in str(info.value)
+    assert f"line 2: URScript syntax: unexpected end of line (column {column})" in str(info.value) or (
+        statement == "pause" and "line 2, column 3: URScript syntax: pause is no statement and no variable of the "
+        "script" in str(info.value))  # (a name alone is a statement: tests/test_programs_defects.py)

@@ -115,8 +115,8 @@ class ProgramReport(Report):
         lines += [f"  {f}" for f in self.failed[:20]]
         if len(self.failed) > 20:
             lines.append(f"  ... and {len(self.failed) - 20} more")
-        lines.append("Nothing was written. Rerun with --allow-failures to write the program with those targets "
-                     "left as they were.")
+        lines.append("Nothing was written. Rerun with --allow-failures to write the program with those points as "
+                     "each line says.")
         return "\n".join(lines)
 
     def text(self) -> str:
@@ -147,7 +147,7 @@ class ProgramReport(Report):
             lines.append("note: joint targets change the interpolation of linear and circular moves (MoveL/MoveC, "
                          "movel/movep/movec): the robot moves joint-interpolated between the targets")
         for title, items in (("unsupported (left as written)", self.unsupported), ("notes", self.notes),
-                             ("failed (left as written)", self.failed), ("feasibility", self.feasibility)):
+                             ("failed", self.failed), ("feasibility", self.feasibility)):
             if items:
                 lines.append(f"{title}:")
                 lines += [f"  {x}" for x in items[:50]]
@@ -424,8 +424,10 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     rep.notes = list(dict.fromkeys([prog.where(f) for f in notes] + joint_notes))  # (once: not once a pass)
     run = prog.run
     failed = np.flatnonzero(solved.status != Status.CONVERGED)
-    rep.failed = [f"{prog.files[run.file[run.row_of_points()[i]]][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
-                  f"{Status(int(solved.status[i])).label}" for i in failed]
+    def where(i: int) -> str:
+        return f"{prog.files[run.file[run.row_of_points()[i]]][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}"
+
+    rep.failed = [f"{where(i)}: {Status(int(solved.status[i])).label} (its target left as written)" for i in failed]
     if failed.size and not allow_failures:
         rep.out = None  # nothing is written: its text must not say "wrote"
         raise CompensationFailed(rep)
@@ -449,6 +451,12 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1),
                              initial=0.0))  # (0 for a program without motion)
     rep.rounding_bound = rounding_bound(rep.reach)
+    if written.failed:  # (a call-site text holding another motion's target: theirs miss, exit status 2)
+        rep.failed += [f"{where(i)}: {why}" for i, why in written.failed.items()]
+        rep.rows = _left_rows(rep.rows, frozenset(run.row_of_points()[list(written.failed)].tolist()), "failed")
+        if not allow_failures:
+            rep.out = None
+            raise CompensationFailed(rep)
     rep.written_bytes = len(written.data)
     module_data = [(outputs.module_out(path), data, path)
                    for (path, _), data in zip(prog.modules, written.modules)
@@ -482,9 +490,10 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
 
 
-def _left_rows(rows: Sequence[MotionRow], motions: frozenset[int]) -> Sequence[MotionRow]:
-    """``rows`` with the status of each motion in ``motions`` (0-based) that was compensated "left as written"."""
-    return Lazy(lambda: [dataclasses.replace(r, status="left as written") if r.motion - 1 in motions and
+def _left_rows(rows: Sequence[MotionRow], motions: frozenset[int], status: str = "left as written"
+               ) -> Sequence[MotionRow]:
+    """``rows`` with the ``status`` of each motion in ``motions`` (0-based) that was compensated."""
+    return Lazy(lambda: [dataclasses.replace(r, status=status) if r.motion - 1 in motions and
                          r.status == "ok" else r for r in rows], len(rows))
 
 

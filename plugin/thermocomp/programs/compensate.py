@@ -317,6 +317,8 @@ class Written:
     #: The points compensated whose correction is not written (a per-pass table not written whole, or one they read):
     #: their motions run as written.
     left: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    #: The points whose call-site text holds another motion's target (:func:`share_texts`): why each misses.
+    failed: dict[int, str] = field(default_factory=dict)
 
 
 def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
@@ -380,7 +382,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
                 "holds one value), and they need different tables there: compensate for one minute instead "
                 "(--at-minute or --timed)")
         values = pa.array(lookups, pa.string())
-    values = share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
+    values, failed = share_texts(task, values, ok & ~joint_text & (minutes is None), lambda at: calls.text_poses(
         task, at, *_in_frames(chain, task, at, tcp[0][0][at], tcp[1][0][at])))
     tables, kept = [], []
     if tabled:  # (per-pass texts: their runs' values become their tables' lookups)
@@ -397,7 +399,7 @@ def write_program(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatA
     data, modules = (data, ()) if task is prog else w.split(data, prog)
     notes = confdata_notes(prog, pw[differs], conf[differs]) + kept
     return Written(data, len(written) if minutes is not None else n_changed, (float(rounding[0]), float(rounding[1])),
-                   notes, modules, np.flatnonzero(wanted))
+                   notes, modules, np.flatnonzero(wanted), failed)
 
 
 def place_texts(prog: RobotProgram, values: pa.StringArray, at_argument: np.ndarray, form: str, *,
@@ -558,12 +560,13 @@ def _in_frames(chain: Chain, prog: RobotProgram, pw: np.ndarray, R_tcp: FloatArr
 
 
 def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
-                poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> pa.StringArray:
+                poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> tuple[pa.StringArray, dict[int, str]]:
     """``values`` ``(m,)`` (each point's new text; null: unchanged) with the points that share a text and need it
     alike given one value: those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
     [m, the motion's frame]) agree with the first's within ten times the solver's tolerances get the first's value
     (a table indexed by its calls: the first of their call's). The others keep their own, except at a call site:
-    refused, naming it, each motion reading it and how far apart.
+    the value of the motion that reads it as its target, the others failed (returned: point, why); with no such
+    motion or two needing different values, refused, naming it, each motion reading it and how far apart.
     """
     run = prog.run
     how = prog.extra.get("call_site") or {}
@@ -577,6 +580,7 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
     for i in several.tolist():
         groups.setdefault((int(text[i]), call_of.get(i)), []).append(i)
     given: dict[int, str | None] = {}  # (the points given another's value: that value)
+    failed: dict[int, str] = {}
     for members in groups.values():
         if len({value[i] for i in members}) < 2:
             continue
@@ -590,12 +594,28 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
                 value[i] = given[i] = one
         if members[0] not in how or len({value[i] for i in members}) < 2:
             continue
+        motions = run.row_of_points()
+        line, column = (int(x) for x in run.text[members[0], 2:4])
+        direct = [i for i in members if how[i] == "as its target"]
+        if len(alike) == len(members) and direct and len({value[i] for i in direct}) == 1:
+            # (only targets may change: the text holds the direct read's value; each other read misses by the rest)
+            missed = [k for k, i in enumerate(members) if value[i] != value[direct[0]]]
+            d, at = members.index(direct[0]), np.array(members)[missed]
+            R_got, p_got = calls.text_poses(prog, at, R[[d] * len(at)], p[[d] * len(at)], back=True)
+            R_need, p_need = calls.text_poses(prog, at, R[missed], p[missed], back=True)
+            for k, i in enumerate(at.tolist()):
+                value[i] = given[i] = value[direct[0]]
+                failed[i] = (f"{np.linalg.norm(p_got[k] - p_need[k]) * 1e3:.3g} mm and "
+                             f"{np.degrees(rotation_angle(R_got[k] @ R_need[k].T)):.3g} deg from its corrected target: "
+                             f"it reads the target written at line {line}, column {column} (an argument of a call) "
+                             f"{how[i]}, which holds the value {run.instruction[motions[direct[0]]]} at line "
+                             f"{run.statement[motions[direct[0]], 2]} reads as its target (only targets may change, "
+                             "and this motion reads the same text)")
+            continue
         why = (f"they need written values {apart[0].max() * 1e3:.3g} mm and {np.degrees(apart[1].max()):.3g} deg "
                "apart" if len(alike) == len(members) else "they need different written values")
-        motions = run.row_of_points()
         readers = list(dict.fromkeys(f"{run.instruction[motions[i]]} at line {run.statement[motions[i], 2]} {how[i]}"
                                      for i in members))
-        line, column = (int(x) for x in run.text[members[0], 2:4])
         raise InputError(f"the target written at line {line}, column {column} (an argument of a call) is read by "
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
@@ -603,4 +623,4 @@ def share_texts(prog: RobotProgram, values: pa.StringArray, posed: np.ndarray,
     mask = np.zeros(len(values), dtype=bool)
     mask[list(given)] = True
     return pc.replace_with_mask(values, pa.array(mask), pa.array([given[i] for i in np.flatnonzero(mask).tolist()],
-                                                                 pa.string()))
+                                                                 pa.string())), failed

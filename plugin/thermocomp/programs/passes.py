@@ -76,14 +76,24 @@ def _in_statement(run: MotionRun) -> np.ndarray:
     return (statement[:, 0] <= start) & (start < statement[:, 1]) & (run.text_file == run.file[run.row_of_points()])
 
 
-def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], counted: dict[int, tuple]) -> None:
+def take_calls(steps: list, in_call: dict, per_pass: dict, beside: set[int], counted: dict[int, tuple],
+               passed: Collection[int]) -> None:
     """Record in ``per_pass`` (text ``(start, end)`` -> a tuple of the calls that run it, :data:`.calls.Call` each in
     the order they run; texts run by the same calls share one) the texts at their motions that the calls of their
     routine (``in_call``: a step's id -> the call with arguments that ran it) need with differing targets: a table
     each, walked call by call as a loop's pass by pass. A run of such a text, or of a loop's, whose point stands
     elsewhere (a declaration passed by name: ``Pick b`` beside ``Pick pts{i}``) is moved to it in ``steps`` (its id
-    in ``in_call``, ``beside`` and ``counted`` too, :func:`settle`): the table holds every run."""
+    in ``in_call``, ``beside`` and ``counted`` too, :func:`settle`): the table holds every run; so is a variable
+    assigned in the routine from its parameters that the motion names (URScript ``p_t = p[x, ...]`` then
+    ``movej(get_inverse_kin(p_t))``), tabled at that name as a loop's pass by pass (:func:`take`); a target written
+    at the call site (``passed``: task-wide offsets) is written there (:mod:`.calls`)."""
     frozen = calls._clashes(steps, steps, in_call, per_pass, passed_in=True)[0] if in_call else set()
+    named = [(key, target, argument) for step in steps if id(step) in in_call and isinstance(step, MotionRun)
+             for (key, target), argument, away, inside in zip(step.targets(), step.argument_keys(), step.away(),
+                                                              _in_statement(step.with_text_at_argument(step.away())))
+             if away and inside and key[0] not in passed]
+    differing = {key for key, _ in calls._differing(named)}
+    frozen |= {argument for key, _, argument in named if key in differing}
     tabled = frozen | set(per_pass)  # (and the texts a loop's passes need differently, :func:`take`)
     moved: dict[int, MotionRun] = {}  # a step's id: it with such points at their motion
     for k, step in enumerate(steps if tabled else ()):
@@ -175,7 +185,7 @@ def settle(walker: calls.Texts, conditional: set[int], construct, location, writ
     """
     beside = getattr(walker, "beside", set())  # (a thread's steps: its calls may set an index as the program's do)
     counters_of = walker.motion_counters  # (each motion under a condition not resolved: its counters, _by_counters)
-    take_calls(walker.steps, walker._in_call, walker.per_pass, beside, counters_of)
+    take_calls(walker.steps, walker._in_call, walker.per_pass, beside, counters_of, walker._passed)
     if not walker.per_pass:
         return frozenset(), {}, {}, frozenset()
     runs_of_calls = getattr(walker, "call_runs", {})  # (RAPID: where each call sets its index, its FOR counters)

@@ -392,13 +392,24 @@ class _Declarations:
         except _Unsupported:
             value = None
         first = scope.get(key) if local is None else None  # (what this module sees of that name)
+        rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
+        task = "task" in {str(c).lower() for c in decl.children[:at]}
         if first is not None and (first.module == self.module or not _is_local(decl)):  # RAPID refuses it (two of one
             # name in the module, or two global ones in the task): which one counts? (a LOCAL one hides a global one)
             where = (f"in two modules of the task: {self._files[first.file][0]} (line {first.declared.line}) and here"
                      if first.module != self.module else f"twice in the module (first at line {first.declared.line})")
-            raise self.error(f"{name_token} is declared {where}", name_token)
-        self.storages.setdefault(key, set()).add(storage)
-        rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
+            # but a PERS declared in several modules is one persistent of the task (as RobotWare links a PERS name;
+            # the RAPID manuals read here do not state it): one of its type, of no initial value or the same, is that one
+            pers = first.module != self.module and storage == "pers" and not task and self.storages[key] == {"pers"}
+            same = pers and first.type == dtype + rank and (
+                value_node is None or _known(value) and _same(value, first.value))
+            if same and (value_node is None or dtype not in ("robtarget", "jointtarget")):
+                return
+            why = "thermocomp writes a target in one declaration only" if same else "these give it other types or values"
+            rule = (": a PERS declared in several modules is one persistent of the task, "
+                    f"and {why}") if pers else ""
+            raise self.error(f"{name_token} is declared {where}{rule}", name_token)
+        self.storages.setdefault(key, set()).update({storage, "task"} if task else {storage})
         (scope if local is not None else self.scopes.table(self.module, "data", _is_local(decl)))[key] = _Data(
             dtype + rank, value, value_node, str(name_token), name_token, file=self.file, module=self.module)
 

@@ -583,7 +583,7 @@ class _Flow(calls.Texts):
         name = str(body.children[at].children[0]).lower()
         routine = self._routines_run[-1][0] if self._routines_run else body
         gotos = [j for j in self._gotos(body, False).get(name, ()) if j > at]
-        if not gotos or len(gotos) != len(self._gotos(routine, True).get(name, ())):
+        if not gotos or len(gotos) != self._running_gotos(routine, name, local):
             return False
         for j in gotos:
             span, reads = body.children[at + 1:j], _names_read(body.children[j].children[0])
@@ -596,24 +596,41 @@ class _Flow(calls.Texts):
                                "holds: followed pass by pass", *line_col(body.children[at]), self.file))
         return True
 
-    def _gotos(self, node: Tree, nested: bool) -> dict[str, list[int]]:
+    def _gotos(self, node: Tree, nested: bool) -> dict:
         """Per label (lower case), where each ``IF ... GOTO`` to it stands in ``node.children`` (``nested``: each
-        ``GOTO`` to it anywhere in ``node``, in the order found), found once a node: each label scanned its body and
+        ``GOTO`` to it anywhere in ``node`` and the IFs around it), found once a node: each label scanned its body and
         its routine again, labels times statements (8,000 labels and GOTOs, 180 KB: 18 s of CPU)."""
         if (id(node), nested) not in self._goto_index:
-            found: dict[str, list[int]] = {}
-            for j, s in enumerate(node.find_data("goto_stmt") if nested else node.children):
-                label = str(s.children[0]).lower() if nested else _goto_label(s)
-                if label is not None:
+            found: dict[str, list] = {}
+            for j, s in enumerate(() if nested else node.children):
+                if (label := _goto_label(s)) is not None:
                     found.setdefault(label, []).append(j)
+            stack: list[tuple[Tree, tuple[Tree, ...]]] = [(node, ())] if nested else []
+            while stack:
+                s, ifs = stack.pop()
+                if s.data == "goto_stmt":
+                    found.setdefault(str(s.children[0]).lower(), []).append((s, ifs))
+                ifs = (*ifs, s) if s.data in ("if_stmt", "compact_if") else ifs
+                stack.extend((c, ifs) for c in s.children if isinstance(c, Tree))
             self._goto_index[id(node), nested] = (node, found)  # (node kept: its id stays its)
         return self._goto_index[id(node), nested][1]
+
+    def _running_gotos(self, routine: Tree, name: str, local: dict[str, _Data]) -> int:
+        """How many ``GOTO name`` of ``routine`` may run: not those in a branch of an IF the file decides against
+        (:meth:`decided_branch`) from data the routine does not assign (its value there is its value here)."""
+        gotos = self._gotos(routine, True).get(name, ())
+        assigns, count = self.summary(routine).assigns if gotos else set(), 0
+        for goto, ifs in gotos:
+            branches = [self.decided_branch(s, local) for s in ifs if not assigns & set().union(
+                *(_names_read(c.children[0]) for c in (s, *s.find_data("elseif"))))]
+            count += all(any(t is goto for t in b.iter_subtrees()) for b in branches if b is not None)
+        return count
 
     def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
         """A label: a ``GOTO`` of its routine (RAPID: only its own, ERROR handler included) may arrive from anywhere
         in it, so what the routine assigns is changed from here on; a label no ``GOTO`` names is only a name."""
         routine = self._routines_run[-1][0] if self._routines_run else statement
-        if str(statement.children[0]).lower() not in self._gotos(routine, True):
+        if not self._running_gotos(routine, str(statement.children[0]).lower(), local):
             return
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
         self.stand_from = len(self.steps)  # (and the robot stands where the motion before the GOTO left it)
@@ -624,8 +641,8 @@ class _Flow(calls.Texts):
     def run_body(self, body: Tree, local: dict[str, _Data]) -> bool:
         """Run the statements of ``body``; whether one ended it (:data:`_ENDS`, ``ExitCycle``), itself or inside a
         construct the file decides (``IF n = 0 RETURN;``): the rest of the routine does not run either."""
-        loops: dict[str, tuple[int, tuple[int, int], Tree]] = {}  # a counted GOTO loop's label: where its passes
-        # start, its first step and first conditional line (:meth:`take_passes`), the label
+        loops: dict[str, tuple[int, tuple[int, int], Tree, int]] = {}  # a counted GOTO loop's label: where its passes
+        # start, its first step and first conditional line (:meth:`take_passes`), the label, its bound in a FUNC
         k = 0
         while k < len(body.children):
             statement, k = body.children[k], k + 1
@@ -643,7 +660,8 @@ class _Flow(calls.Texts):
             try:
                 label = _goto_label(statement)
                 if statement.data == "label" and self.counted_loop(body, k - 1, local):
-                    loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement)
+                    loops[str(statement.children[0]).lower()] = (k, (len(self.steps), len(self.conditional)), statement,
+                                                                 self.statements_run + MAX_QUIET_WORK)
                     self.stand_from = len(self.steps)  # (a pass's start: where the pass before or the motion before
                     # the label left the robot)
                 elif label in loops:  # (its IF ... GOTO: again where the file decides it, else the loop's passes end)
@@ -651,6 +669,9 @@ class _Flow(calls.Texts):
                     if branch is None:
                         raise _Unsupported(f"IF ... GOTO {label}: its condition is known only while running, and the "
                                            "statements after the label may run again with other values", statement)
+                    if branch.children and self._funcs_run and self.statements_run > loops[label][3]:  # (as a WHILE's)
+                        raise _Unsupported(f"IF ... GOTO {label} in function {self._funcs_run[-1].name} runs more "
+                                           f"than {MAX_QUIET_WORK:,} statements: not followed", statement)
                     if branch.children:
                         k, self.stand_from = loops[label][0], len(self.steps)
                     else:  # (the passes' motions taken, as a FOR's)
@@ -711,7 +732,8 @@ class _Flow(calls.Texts):
             if statement.data not in _FUNC_RUNS:
                 raise _Unsupported(f"function {self._funcs_run[-1].name} is not evaluated: it holds "
                                    f"{statement.data.replace('_stmt', '').upper()} (only declarations, assignments, IF, "
-                                   "TEST, FOR, WHILE and RETURN are followed in a function)", statement)
+                                   "TEST, FOR, WHILE, RETURN and instructions that move nothing are followed in a "
+                                   "function)", statement)
             return _FUNC_RUNS[statement.data](self, statement, local)
         run = _RUNS.get(statement.data)
         if run is None:
@@ -1117,8 +1139,12 @@ class _Flow(calls.Texts):
         :data:`_FUNC_RUNS`) until a ``RETURN`` (:meth:`returned`); :class:`_Unsupported` where the paths through the
         constructs decided only while running reach ``RETURN`` statements of different values, or none is reached."""
         run = self._funcs_run[-1]
-        with self.in_file(self.routine_file(func), func.meta.start_pos):  # (its module's names; its notes in its file)
-            self.run_body(_body(func), scope)
+        self._routines_run.append((func, None))  # (the routine its labels' GOTOs stand in: counted_loop, run_label)
+        try:
+            with self.in_file(self.routine_file(func), func.meta.start_pos):  # (its module's names; its notes in its file)
+                self.run_body(_body(func), scope)
+        finally:
+            self._routines_run.pop()
         if not run.values:  # (the evaluation of a function must end at a RETURN: RAPID overview, "Routine termination")
             raise _Unsupported(f"function {run.name} ends without RETURN", node)
         if any(not _same(value, run.values[0][0]) for value, _ in run.values[1:]):
@@ -1380,6 +1406,15 @@ class _Flow(calls.Texts):
         else:  # a routine found nowhere: assumed to move nothing; the data passed to it changed from here on
             self.record_change(statement, local)
             self._late_nowhere.setdefault(key, (self.file, statement))
+
+    def call_in_func(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """A call in a FUNC's body: an instruction that moves nothing (``TPWrite``, ``WaitTime``: no step in a value)
+        changes only the data it writes, as in a PROC (:meth:`run_call`); any other is not followed."""
+        key = str(statement.children[0]).lower()
+        if key in self.procs or key not in _PASSIVE | {"waittime"}:
+            raise _Unsupported(f"function {self._funcs_run[-1].name} is not evaluated: it calls {statement.children[0]} "
+                               "(only instructions that move nothing are followed in a function)", statement)
+        self.record_change(statement, local)
 
     def _run_proc(self, call: Tree, statement: Tree, local: dict[str, _Data]) -> None:
         """A ``call`` of the task's PROC in ``statement``, run in its own module's file; a recursion with the arguments
@@ -1649,4 +1684,5 @@ _RUNS = {
 #: assignment as a FUNC's (:meth:`.rapid_data._Declarations.assign_in_func`); any other refuses the FUNC.
 _FUNC_RUNS = {**{kind: _RUNS[kind] for kind in ("data_decl", "for_stmt", "if_stmt", "compact_if", "while_stmt",
                                                 "test_stmt")},
-              "assign": lambda flow, statement, local: flow.assign_in_func(statement, local)}
+              "assign": lambda flow, statement, local: flow.assign_in_func(statement, local),
+              "call": lambda flow, statement, local: flow.call_in_func(statement, local)}

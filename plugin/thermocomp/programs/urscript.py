@@ -49,11 +49,18 @@ class _PostLex:
             if token.type == "_NL":
                 if depth > 0 or last == "_NL" or last in _CONTINUES:
                     continue
+            elif token.type == "POSE_OPEN" and last in ("_NL", "COLON"):  # (a statement starts: ``p[i] = v`` is the
+                # element of a variable p; lark's contextual lexer, now that an expression may start one, read a pose)
+                yield Token("NAME", "p", token.start_pos, token.line, token.column, token.line, token.column + 1,
+                            token.start_pos + 1)
+                token, depth = Token("LSQB", "[", token.start_pos + 1, token.line, token.column + 1, token.end_line,
+                                     token.end_column, token.end_pos), depth + 1
             elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
                 depth += 1
             elif token.type in ("RPAR", "RSQB"):
                 depth = max(0, depth - 1)
-            elif token.type == "NAME" and token.value in _KEYWORDS:
+            elif token.type == "NAME" and (token.value in _KEYWORDS or last == "NAME"):  # (``set robotmode run``: two
+                # names side by side are no expression, though each alone may now be a statement)
                 raise UnexpectedToken(token, set())
             last = token.type
             yield token
@@ -168,16 +175,33 @@ def _check_run(token: Token, st: Statements, path: str) -> None:
 MAX_FUNCTION_DEPTH = 32
 
 
-def _check_script(tree: Tree, path: str, statements: Callable[[Token], Statements]) -> None:
-    """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``): a keyword argument
-    given twice, before a positional one or for a parameter a positional one gives (``movel(p, 0.5, a=1)``); a
-    ``def`` of a name already defined in the same scope (the top level, or one function's body); and a function
-    nested more than :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not follow. ``statements``: a run's."""
+def _check_script(tree: Tree, text: str, path: str, statements: Callable[[Token], Statements]) -> None:
+    """Refuse what the controller does not compile in a parsed script (``tree``: its ``start``, of ``text``): a keyword
+    argument given twice, before a positional one or for a parameter a positional one gives (``movel(p, 0.5, a=1)``);
+    a ``def`` of a name already defined in the same scope (the top level, or one function's body); an assignment to
+    what is not a variable or its element (``a.x = 1``: the reader's grammar reads any postfix there); an expression
+    alone after another statement on its line, or reading no variable; and a function nested more than
+    :data:`MAX_FUNCTION_DEPTH` deep, which the reader does not follow. ``statements``: a run's."""
     stack = [(tree, 0)]  # (lark's iter_subtrees_topdown, each node with the functions around it)
+    known: set[str | None] | None = None  # (the names assigned and the parameters: found at the first name alone)
     while stack:
         node, depth = stack.pop()
         if node.data in ("call", "method"):
             _check_arguments(node, path)
+        elif node.data == "assign" and root_name(assignment(node)[0]) is None:
+            raise InputError("URScript syntax: expected a variable or an element of one before '='", path=path,
+                             row=node.meta.line, column=node.meta.column)
+        elif node.data == "expr_stmt" and node.children[0].data != "method":  # (``pause``, ``p[1, 2]``; ``x = a != 0
+            # flag``, an operator missing; a method's call, ``conn.eip_monitor.show()``, is a call's statement)
+            before = text[text.rfind("\n", 0, node.meta.start_pos) + 1:node.meta.start_pos].strip()
+            if before and not before.endswith(":"):
+                raise InputError("URScript syntax: an expression alone starts its line (or follows ':'), not another "
+                                 "statement's end", path=path, row=node.meta.line, column=node.meta.column)
+            known = known if known is not None else {root_name(assignment(a)[0]) for a in tree.find_data("assign")} | {
+                str(p.children[0]) for p in tree.find_data("param")}
+            if (name := root_name(node.children[0])) is not None and name not in known:
+                raise InputError(f"URScript syntax: {name} is no statement and no variable of the script", path=path,
+                                 row=node.meta.line, column=node.meta.column)
         elif node.data == "moves":
             _check_run(node.children[0], statements(node.children[0]), path)
         elif node.data in _SCOPES:
@@ -231,7 +255,7 @@ class _Walker(Flow, Motions, Values):
         """Follows the script from its entry (the module's docstring); ``chosen`` (``--entry``, other than ``main``):
         that top-level function, whatever the file calls."""
         top = self.tree.children
-        _check_script(self.tree, self.path, self.move_matches)  # (what the controller does not compile)
+        _check_script(self.tree, self.text, self.path, self.move_matches)  # (what the controller does not compile)
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
             if node.data in ("func_def", "thread_def"):
                 (self.functions if node.data == "func_def" else self.threads)[str(node.children[0])] = node

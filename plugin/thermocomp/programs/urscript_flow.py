@@ -399,6 +399,17 @@ class Flow(calls.Texts):
         with _on(self.sequence_starts, len(self.steps)):
             return self.run_body(statements, local, depth)
 
+    def run_expression(self, st: Tree, local: dict, depth: int) -> None:
+        """An expression as a statement (``else: flag``, as PolyScope writes a Script line): its value is dropped, each
+        call it holds runs, outermost first."""
+        stack = [st.children[0]]
+        while stack:
+            node = stack.pop()
+            if node.data == "call":
+                self.run_call(node, local, depth)
+            else:
+                stack.extend(reversed([c for c in node.children if isinstance(c, Tree)]))
+
     def run_jump(self, st: Tree, local: dict, _depth: int) -> _Left:
         """``break``, ``continue`` or ``return``: under a condition not resolved in the loop or function it leaves,
         its state and value go where it jumps (:attr:`_Frame.exits`)."""
@@ -943,11 +954,11 @@ class Flow(calls.Texts):
 #: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`); those passed by do nothing.
 _STATEMENTS = {
     **dict.fromkeys(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
-                     "method", "halt_stmt"), lambda *_: None),
+                     "halt_stmt"), lambda *_: None),
     "assign": lambda self, st, local, _: self.assign(st, local),
     "moves": lambda self, st, local, depth: self.run_moves(st.children[0], local, depth),
     "call_stmt": lambda self, st, local, depth: self.run_call(st.children[0], local, depth),
-    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread,
+    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread, "expr_stmt": Flow.run_expression,
     **dict.fromkeys(("return_stmt", "break_stmt", "continue_stmt"), Flow.run_jump),
 }
 
