@@ -83,13 +83,13 @@ DEFAULT_CORPUS = REPO / "tests" / "data" / "programs_corpus"
 CLASSES = ("takes", "runtime", "other-robot")
 OUTCOMES = ("compensated", "points failed", "refused clearly", "refused, other reason", "refused wrongly", "hung")
 #: A message names the program's line: "prog.mod, line 14: ..." or "prog.mod:14: ...".
-_NAMES_LINE = re.compile(r"\.(?:mod|modx|prg|sys|script|urscript)(?:, line \d+|:\d+)", re.IGNORECASE)
+_NAMES_LINE = re.compile(r"\.(?:mod|modx|prg|sysx?|script|urscript)(?:, line \d+|:\d+)", re.IGNORECASE)
 _TRACEBACK = "Traceback (most recent call last)"
 #: A program's file named in a message (left out when the message's names are compared with a note).
-_FILE = re.compile(r"\S+\.(?:mod|modx|prg|sys|script|urscript)\b", re.IGNORECASE)
+_FILE = re.compile(r"\S+\.(?:mod|modx|prg|sysx?|script|urscript)\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z_\u00c0-\u00ff][A-Za-z0-9_\u00c0-\u00ff]*")
 #: A line a note or message names: "line 12", "lines 87-89" (each of them), "prog.mod:51:7" (a message's).
-_LINE = re.compile(r"\blines? (\d+)(?:\s*[-\u2013]\s*(\d+))?|\.(?:mod|modx|prg|sys|script|urscript):(\d+)",
+_LINE = re.compile(r"\blines? (\d+)(?:\s*[-\u2013]\s*(\d+))?|\.(?:mod|modx|prg|sysx?|script|urscript):(\d+)",
                    re.IGNORECASE)
 #: Words of thermocomp's messages and of both languages that say nothing about a program's data.
 _PLAIN = frozenset("""

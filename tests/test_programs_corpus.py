@@ -95,6 +95,7 @@ _GATHERINGS = [
     ("held-out-33", 17, 8, ("urscript", 17), None, ()),
     ("held-out-35", 16, 11, ("urscript", 16), None, ()),
     ("held-out-34", 25, 13, ("rapid", 25), None, ()),
+    ("held-out-36", 12, 5, None, None, ()),
 ]
 
 

@@ -40,8 +40,8 @@ from thermocomp.programs.rapid_motions import (
     transforms_from_poses,
 )
 
-#: File extensions read as RAPID.
-RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
+#: File extensions read as RAPID (RobotWare 7 saves program modules as ``.modx``, system modules as ``.sysx``).
+RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys", ".sysx")
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ _BLOCK_ENDS = frozenset(f"END{kind}" for kind in _BLOCKS)
 
 def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None,
                options: RapidOptions | None = None) -> RobotProgram:
-    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``), with the task's other modules,
+    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``, ``.sysx``), with the task's other modules,
     entry routine of ``options``.
 
     Returns

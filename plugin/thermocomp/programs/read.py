@@ -27,7 +27,7 @@ URSCRIPT_SUFFIXES = (".script", ".urscript")
 
 def read_program(path: PathLike, progress: ProgressCallback | None = None,
                  rapid: RapidOptions | None = None) -> RobotProgram:
-    """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
+    """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``, ``.sysx``) or URScript (``.script``, ``.urscript``) file.
 
     ``progress(motions, None)`` hears of a long RAPID module's motions; ``rapid``: the task's other modules and
     entry routine (:class:`~thermocomp.programs.rapid.RapidOptions`).
