@@ -96,6 +96,7 @@ _GATHERINGS = [
     ("held-out-35", 16, 11, ("urscript", 16), None, ()),
     ("held-out-34", 25, 13, ("rapid", 25), None, ()),
     ("held-out-36", 12, 5, None, None, ()),
+    ("held-out-37", 4, 3, None, None, ()),
 ]
 
 
