@@ -212,3 +212,23 @@ def test_a_refusal_inside_another_modules_func_names_that_module(tmp_path, rng):
     prog = read_rapid(path, options=RapidOptions(modules=(str(other),)))
     assert [(f.file, f.line, f.column) for f in prog.unsupported] == [(1, 3, 5)]
     assert prog.unsupported[0].message.startswith("function shift is not evaluated: it calls ConfL")
+
+
+@pytest.mark.parametrize("assigned_in", ["other", "cell"])
+def test_a_datum_changed_at_run_time_read_in_another_modules_func_is_refused_in_that_module(tmp_path, assigned_in):
+    """The refusal of a motion whose target a FUNC of another module builds from run-time data stands at the datum's
+    place in the FUNC's own file, and the assignment it names is located in its own file (it named this file with
+    the other file's line and column)."""
+    read_x = '    TPReadNum x, "x?";\n'
+    (tmp_path / "other.mod").write_text(
+        "MODULE other\n  CONST robtarget p0 := [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+        "  VAR num x := 0;\n  FUNC robtarget got()\n" + (read_x if assigned_in == "other" else "")
+        + "    RETURN Offs(p0, x, 0, 0);\n  ENDFUNC\nENDMODULE\n")
+    (tmp_path / "cell.mod").write_text("MODULE cell\n  PROC main()\n" + (read_x if assigned_in == "cell" else "")
+                                       + "    MoveL got(), v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    prog = read_rapid(tmp_path / "cell.mod", options=RapidOptions(modules=(str(tmp_path / "other.mod"),)))
+    line = 6 if assigned_in == "other" else 5
+    assert [(prog.files[f.file][0], f.line, f.column) for f in prog.unsupported] == [(str(tmp_path / "other.mod"),
+                                                                                       line, 21)]
+    at = "line 5, column 5" if assigned_in == "other" else f"{tmp_path / 'cell.mod'}:3:5"
+    assert prog.unsupported[0].message == f"x is changed at run time ({at}); its value at this motion is not known"

@@ -332,9 +332,11 @@ class _Declarations:
             (self.notes if into is None else into).append(note)
 
     def node_file(self, node: Tree | Token, default: int) -> int:
-        """The task's file that holds ``node`` where it is a node of another module's tree, else ``default``."""
+        """The task's file that holds ``node`` (a subtree or a token) where it is in another module's tree, else
+        ``default``."""
         if self._node_files is None:
-            self._node_files = {id(n): file for file, m in enumerate(self.task.modules, 1) for n in m.tree.iter_subtrees()}
+            self._node_files = {id(n): file for file, m in enumerate(self.task.modules, 1)
+                                for tree in m.tree.iter_subtrees() for n in (tree, *tree.children)}
         return self._node_files.get(id(node), default)
 
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
